@@ -1,0 +1,32 @@
+"""Typed errors of the core library.
+
+Every error that can reach a user carries a message that names the offending field
+(dotted path, e.g. ``network_policies.gh.endpoints[0].host``) or limit. Faces turn these
+into ``error``/``invalid_input`` results; none of them ever prints a traceback.
+"""
+
+from __future__ import annotations
+
+
+class ProverError(Exception):
+    """Base class of every error raised on purpose by the prover."""
+
+
+class PolicyLoadError(ProverError):
+    """A policy text could not be read as an authored sandbox policy.
+
+    ``path`` is the dotted field path of the problem when there is one ("" for the
+    document itself); ``message`` is the complete human-readable sentence.
+    """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ProposalError(ProverError):
+    """A proposal could not be read or merged into the current policy."""

@@ -1,0 +1,153 @@
+"""The normalised policy model and the concrete actions it is judged on.
+
+The loader turns authored text into ``prover.policy.schema.AuthoredPolicy``;
+``prover.policy.normalize`` turns that into the frozen dataclasses below, which are what
+the concrete evaluator (``prover.concrete``) and the Z3 encodings (``prover.encode``)
+read. Both sides must give these fields exactly the same meaning, which
+``docs``/the boundary-check spec §9 define.
+
+Conventions:
+* hosts are lower-cased patterns; ``*``/``**`` are glob wildcards (spec §9.2);
+* ``path`` patterns: ``""`` means "any path" (the same as ``**``);
+* ``ports`` are the effective ports (``ports`` if given, else ``[port]``; empty if none);
+* ``allow_rules`` already contain the expansion of an ``access`` preset, which is kept
+  in ``access`` for the structural shortcut;
+* binaries are glob patterns as written (exact paths are globs without wildcards).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Layer = Literal["l4", "rest"]
+AccessPreset = Literal["read-only", "read-write", "full"]
+
+PRESET_METHODS: Mapping[str, tuple[str, ...]] = {
+    "read-only": ("GET", "HEAD", "OPTIONS"),
+    "read-write": ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"),
+    "full": ("*",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QueryMatcher:
+    """One configured query key: ``value`` is an exact string, or ``None`` for ``*``."""
+
+    key: str
+    value: str | None
+
+    @property
+    def is_wildcard(self) -> bool:
+        return self.value is None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRule:
+    """An allow or deny matcher of a REST endpoint.
+
+    ``method`` is as written (matching is case-insensitive on the policy side, ``*`` is
+    any method, ``GET`` also matches ``HEAD``); ``path`` is a path glob, ``""`` = any.
+    """
+
+    method: str
+    path: str
+    query: tuple[QueryMatcher, ...] = ()
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One endpoint of a rule, after normalisation."""
+
+    index: int
+    host: str
+    ports: tuple[int, ...]
+    layer: Layer
+    path: str = ""
+    allowed_ips: tuple[IPNetwork, ...] = ()
+    allowed_ips_raw: tuple[str, ...] = ()
+    access: AccessPreset | None = None
+    allow_rules: tuple[HttpRule, ...] = ()
+    deny_rules: tuple[HttpRule, ...] = ()
+    explicit_tcp: bool = False
+
+    @property
+    def host_is_wildcard(self) -> bool:
+        return "*" in self.host
+
+    @property
+    def ipv4_literal(self) -> ipaddress.IPv4Address | None:
+        """The host as an IPv4 address when it is one (dotted quad), else ``None``."""
+        try:
+            return ipaddress.IPv4Address(self.host)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A ``network_policies`` entry: every binary may reach every endpoint."""
+
+    key: str
+    name: str
+    binaries: tuple[str, ...]
+    endpoints: tuple[Endpoint, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Filesystem:
+    include_workdir: bool
+    read_only: tuple[str, ...]
+    read_write: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The part of a policy that the prover models (spec §6-§9)."""
+
+    filesystem: Filesystem
+    run_as_user: str = ""
+    run_as_group: str = ""
+    landlock_compatibility: Literal["best_effort", "hard_requirement"] = "best_effort"
+    rules: tuple[Rule, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------
+# Concrete actions
+
+
+@dataclass(frozen=True, slots=True)
+class FilesystemAction:
+    access: Literal["read", "write"]
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkAction:
+    """One concrete connection (``protocol == "l4"``) or REST request.
+
+    With ``binary_identity_required`` false the runtime ignores binaries, so ``binary``
+    and ``ancestor_binary`` are ``None``. ``query`` maps each decoded key to its values
+    in request order (a bare ``?k`` is one empty value); keys are case-sensitive.
+    """
+
+    host: str
+    port: int
+    destination_ip: IPAddress
+    protocol: Layer = "l4"
+    method: str | None = None
+    path: str | None = None
+    query: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    binary: str | None = None
+    ancestor_binary: str | None = None
+    binary_identity_required: bool = False
+    trusted_gateway: bool = False
+
+    @property
+    def query_map(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.query)
