@@ -1,0 +1,40 @@
+"""Whether a policy's filesystem section allows one concrete access (spec §8.1).
+
+The reference compares paths by exact string (after the loader's lexical
+normalisation) and treats ``/`` as covering everything. There is no prefix or ancestor
+reasoning: ``/tmp/cache`` is *not* covered by ``/tmp`` here, because symlinks in the
+image could alias either. The action path is compared as given; pass a normalised
+absolute path.
+
+Writes come from ``read_write``; reads from ``read_only ∪ read_write``. With
+``include_workdir`` the image's working directory is read-write, but it is unknown
+without the image: it contributes only when the caller supplies ``workdir``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prover.model import FilesystemAction, Policy
+
+
+def path_is_covered(path: str, entries: Iterable[str]) -> bool:
+    """Some entry is ``/`` or equals ``path`` exactly."""
+    return any(entry == "/" or entry == path for entry in entries)
+
+
+def writable_paths(policy: Policy, workdir: str | None = None) -> tuple[str, ...]:
+    extra = (workdir,) if workdir is not None and policy.filesystem.include_workdir else ()
+    return policy.filesystem.read_write + extra
+
+
+def readable_paths(policy: Policy, workdir: str | None = None) -> tuple[str, ...]:
+    return policy.filesystem.read_only + writable_paths(policy, workdir)
+
+
+def filesystem_allows(policy: Policy, action: FilesystemAction, workdir: str | None = None) -> bool:
+    if action.access == "write":
+        return path_is_covered(action.path, writable_paths(policy, workdir))
+    if action.access == "read":
+        return path_is_covered(action.path, readable_paths(policy, workdir))
+    raise ValueError(f"unknown filesystem access {action.access!r}")
