@@ -1,0 +1,26 @@
+"""The single entry point from policy text to a validated ``AuthoredPolicy``."""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import ValidationError
+
+from prover.policy.messages import load_error
+from prover.policy.reader import read_policy_data
+from prover.policy.schema import AuthoredPolicy
+
+
+def load_policy(text: str | bytes) -> AuthoredPolicy:
+    """Read YAML or JSON policy text strictly; every failure is a ``PolicyLoadError``."""
+    data = read_policy_data(text)
+    try:
+        return AuthoredPolicy.model_validate(data)
+    except ValidationError as error:
+        raise load_error(error) from None
+
+
+def policy_sha256(text: str | bytes) -> str:
+    """Hex SHA-256 of the policy text as given (``str`` is hashed as its UTF-8 bytes)."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(raw).hexdigest()

@@ -1,0 +1,333 @@
+"""Read policy text (YAML or JSON) into plain Python data within the reference's limits.
+
+Why not ``yaml.safe_load``: PyYAML's composer builds the whole node graph before any
+limit could be checked, resolves scalars with YAML 1.1 rules (``yes`` is a boolean,
+``0443`` octal, ``1:30`` sexagesimal) and silently accepts merge keys and duplicate keys.
+Here the parser's event stream is consumed one event at a time and every limit is
+checked as each event arrives, so an alias bomb, a deep nesting or a huge list is refused
+after reading only the part that breaks the limit, never expanded.
+
+Data model of the result: mappings are ``dict[str, object]`` whose keys are the key
+scalars' text as written (YAML 1.2 core-schema resolution applies to values only), lists
+are ``list``, scalars are ``str``/``int``/``float``/``bool``/``None``. An alias yields the
+same Python object as its anchor (the tree is shared, never copied); the limits on nodes,
+depth and scalar bytes count every alias as the full subtree it stands for, so consumers
+may walk the result as a tree without amplification.
+
+Limits (spec boundary-check §2; the reference parser's budget): input 4 MiB, one
+document, depth 64, 300,000 events, 100,000 nodes, 4 MiB of scalar text, 100 aliases,
+10,000 keys per mapping and 10,000 elements per sequence, and the alias/anchor ratio
+heuristic (5 aliases per anchor, evaluated once 100 aliases are used).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import yaml
+from yaml import events
+
+from prover.errors import PolicyLoadError
+from prover.policy.paths import Location, render_path
+from prover.policy.scalars import CORE_TAG, resolve_scalar, tag_error
+
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_EVENTS = 300_000
+MAX_NODES = 100_000
+MAX_SCALAR_BYTES = 4 * 1024 * 1024
+MAX_ALIASES = 100
+ALIAS_ANCHOR_RATIO = 5.0
+ALIAS_RATIO_MIN_ALIASES = 100
+MAX_MAPPING_KEYS = 10_000
+MAX_SEQUENCE_ITEMS = 10_000
+
+UTF8_ERROR = "policy file is not valid UTF-8"
+SIZE_ERROR = f"policy file exceeds the {MAX_INPUT_BYTES}-byte input limit"
+
+# libyaml is faster and, unlike PyYAML's pure scanner, accepts tabs between JSON tokens;
+# both raise the same exception types and produce the same events.
+_LOADER: type[yaml.SafeLoader | yaml.CSafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(slots=True)
+class _Anchored:
+    """A completed anchored node, with the size an alias to it stands for."""
+
+    value: object
+    nodes: int
+    scalar_bytes: int
+    height: int
+    key_text: str | None
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open mapping or sequence."""
+
+    value: dict[str, object] | list[object]
+    location: Location
+    anchor: str | None
+    nodes: int = 1
+    scalar_bytes: int = 0
+    height: int = 1
+    key: str | None = None
+
+
+@dataclass(slots=True)
+class _Composer:
+    """Turns parser events into data, enforcing every limit as events arrive."""
+
+    stack: list[_Frame] = field(default_factory=list)
+    anchors: dict[str, _Anchored] = field(default_factory=dict)
+    event_count: int = 0
+    nodes: int = 0
+    scalar_bytes: int = 0
+    aliases: int = 0
+    anchor_definitions: int = 0
+    documents: int = 0
+    root: object = None
+    root_set: bool = False
+
+    def feed(self, event: events.Event) -> None:
+        self.event_count += 1
+        line = event.start_mark.line + 1 if event.start_mark else 0
+        if self.event_count > MAX_EVENTS:
+            raise PolicyLoadError(
+                f"policy exceeds the limit of {MAX_EVENTS} YAML events (line {line})"
+            )
+        if isinstance(event, events.ScalarEvent):
+            self._scalar(event, line)
+        elif isinstance(event, events.MappingStartEvent):
+            self._start(event, {}, line)
+        elif isinstance(event, events.SequenceStartEvent):
+            self._start(event, [], line)
+        elif isinstance(event, events.MappingEndEvent | events.SequenceEndEvent):
+            self._end(line)
+        elif isinstance(event, events.AliasEvent):
+            self._alias(event, line)
+        elif isinstance(event, events.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                raise PolicyLoadError(
+                    "policy must contain exactly one YAML document; "
+                    f"a second document starts at line {line}"
+                )
+
+    def finish(self) -> object:
+        if self.documents == 0 or not self.root_set:
+            raise PolicyLoadError("policy is empty; expected a mapping such as 'version: 1'")
+        if self.aliases >= ALIAS_RATIO_MIN_ALIASES and self.aliases > (
+            ALIAS_ANCHOR_RATIO * self.anchor_definitions
+        ):
+            raise PolicyLoadError(
+                f"policy uses {self.aliases} YAML aliases for {self.anchor_definitions} "
+                f"anchors, more than the limit of {ALIAS_ANCHOR_RATIO:g} aliases per anchor"
+            )
+        return self.root
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _expecting_key(self) -> bool:
+        top = self.stack[-1] if self.stack else None
+        return top is not None and isinstance(top.value, dict) and top.key is None
+
+    def _child_location(self) -> Location:
+        if not self.stack:
+            return ()
+        top = self.stack[-1]
+        if isinstance(top.value, dict):
+            return (*top.location, top.key) if top.key is not None else top.location
+        return (*top.location, len(top.value))
+
+    def _error(self, message: str, line: int, location: Location | None = None) -> PolicyLoadError:
+        """An error at ``location`` (default: the node being read), naming line and field."""
+        path = render_path(self._child_location() if location is None else location)
+        where = f"line {line}, field '{path}'" if path else f"line {line}"
+        return PolicyLoadError(f"{message} ({where})", path)
+
+    def _charge(self, nodes: int, scalar_bytes: int, line: int) -> None:
+        self.nodes += nodes
+        if self.nodes > MAX_NODES:
+            raise self._error(
+                f"policy exceeds the limit of {MAX_NODES} YAML nodes, counting alias expansions",
+                line,
+            )
+        self.scalar_bytes += scalar_bytes
+        if self.scalar_bytes > MAX_SCALAR_BYTES:
+            raise self._error(
+                f"policy scalars exceed the limit of {MAX_SCALAR_BYTES} bytes in total, "
+                "counting alias expansions",
+                line,
+            )
+
+    def _check_depth(self, depth: int, line: int) -> None:
+        if depth > MAX_DEPTH:
+            raise PolicyLoadError(
+                f"policy nesting depth exceeds the limit of {MAX_DEPTH} (line {line})"
+            )
+
+    def _define(self, anchor: str | None, entry: _Anchored) -> None:
+        if anchor is not None:
+            self.anchor_definitions += 1
+            self.anchors[anchor] = entry
+
+    def _attach(
+        self,
+        value: object,
+        size: tuple[int, int, int],
+        line: int,
+        key_text: str | None,
+        is_merge: bool = False,
+    ) -> None:
+        if not self.stack:
+            self.root, self.root_set = value, True
+            return
+        top = self.stack[-1]
+        nodes, scalar_bytes, height = size
+        top.nodes += nodes
+        top.scalar_bytes += scalar_bytes
+        top.height = max(top.height, height + 1)
+        if isinstance(top.value, list):
+            if len(top.value) >= MAX_SEQUENCE_ITEMS:
+                raise self._error(
+                    f"list has more than {MAX_SEQUENCE_ITEMS} elements", line, top.location
+                )
+            top.value.append(value)
+            return
+        if top.key is not None:
+            top.value[top.key] = value
+            top.key = None
+            return
+        if key_text is None:
+            raise self._error("mapping keys must be scalars", line, top.location)
+        if is_merge:
+            raise self._error("YAML merge keys ('<<') are not supported", line, top.location)
+        if key_text in top.value:
+            path = render_path((*top.location, key_text))
+            raise PolicyLoadError(f"duplicate key '{path}' at line {line}", path)
+        if len(top.value) >= MAX_MAPPING_KEYS:
+            raise self._error(f"mapping has more than {MAX_MAPPING_KEYS} keys", line, top.location)
+        top.key = key_text
+
+    # -- events --------------------------------------------------------------------
+
+    def _scalar(self, event: events.ScalarEvent, line: int) -> None:
+        text = event.value
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
+        self._charge(1, size, line)
+        # Keys are kept as written; only an explicit tag on a key is checked.
+        as_key = self._expecting_key() and event.tag is None
+        value = text if as_key else resolve_scalar(event, line)
+        plain = event.tag is None and not event.style
+        if not self.stack and plain and text == "":
+            return  # an empty document holds no policy
+        self._define(event.anchor, _Anchored(value, 1, size, 0, text))
+        self._attach(value, (1, size, 0), line, text, plain and text == "<<")
+
+    def _start(
+        self,
+        event: events.MappingStartEvent | events.SequenceStartEvent,
+        container: dict[str, object] | list[object],
+        line: int,
+    ) -> None:
+        expected = "map" if isinstance(container, dict) else "seq"
+        if event.tag not in (None, "!", f"{CORE_TAG}{expected}"):
+            raise tag_error(event.tag, line)
+        self._check_depth(len(self.stack) + 1, line)
+        if self._expecting_key():
+            raise self._error("mapping keys must be scalars", line, self.stack[-1].location)
+        self._charge(1, 0, line)
+        self.stack.append(_Frame(container, self._child_location(), event.anchor))
+
+    def _end(self, line: int) -> None:
+        frame = self.stack.pop()
+        size = (frame.nodes, frame.scalar_bytes, frame.height)
+        self._define(frame.anchor, _Anchored(frame.value, *size, None))
+        self._attach(frame.value, size, line, None)
+
+    def _alias(self, event: events.AliasEvent, line: int) -> None:
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
+            raise self._error(f"policy uses more than {MAX_ALIASES} YAML aliases", line)
+        target = self.anchors.get(event.anchor)
+        if target is None:
+            raise self._error(f"YAML alias '*{event.anchor}' refers to no complete anchor", line)
+        self._check_depth(len(self.stack) + target.height, line)
+        self._charge(target.nodes, target.scalar_bytes, line)
+        size = (target.nodes, target.scalar_bytes, target.height)
+        self._attach(target.value, size, line, target.key_text)
+
+
+def _decode(text: str | bytes) -> str:
+    """Check the size limit before anything else, then require UTF-8."""
+    if isinstance(text, bytes):
+        if len(text) > MAX_INPUT_BYTES:
+            raise PolicyLoadError(SIZE_ERROR)
+        try:
+            return text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PolicyLoadError(UTF8_ERROR) from None
+    if len(text) > MAX_INPUT_BYTES:
+        raise PolicyLoadError(SIZE_ERROR)
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise PolicyLoadError(UTF8_ERROR) from None
+    if size > MAX_INPUT_BYTES:
+        raise PolicyLoadError(SIZE_ERROR)
+    return text
+
+
+def _yaml_error_message(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.reader.ReaderError):
+        return (
+            f"policy contains a character YAML does not allow "
+            f"(#x{error.character:04x} at offset {error.position})"
+            if isinstance(error.character, int)
+            else f"policy contains a character YAML does not allow: {error.reason}"
+        )
+    if isinstance(error, yaml.MarkedYAMLError):
+        if error.problem == "exceeded maximum nesting depth":
+            # libyaml's own guard (1,000 levels) fires while it scans ahead in flow style.
+            line = error.problem_mark.line + 1 if error.problem_mark else 0
+            return f"policy nesting depth exceeds the limit of {MAX_DEPTH} (line {line})"
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = error.problem or "syntax error"
+        context = f" ({error.context})" if error.context else ""
+        return f"invalid YAML{where}: {problem}{context}"
+    first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"invalid YAML: {first_line}"
+
+
+def read_policy_data(text: str | bytes) -> dict[str, object]:
+    """Parse policy text into plain data; the top level must be a mapping.
+
+    Raises ``PolicyLoadError`` for every problem: size, encoding, YAML syntax, any limit,
+    merge or duplicate keys, unsafe tags, zero or several documents, non-mapping top level.
+    """
+    decoded = _decode(text)
+    composer = _Composer()
+    loader: yaml.SafeLoader | yaml.CSafeLoader | None = None
+    try:
+        loader = _LOADER(decoded)
+        while True:
+            event = loader.get_event()
+            if event is None or isinstance(event, events.StreamEndEvent):
+                break
+            composer.feed(event)
+    except yaml.YAMLError as error:
+        raise PolicyLoadError(_yaml_error_message(error)) from None
+    except PolicyLoadError:
+        raise
+    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError) as error:
+        raise PolicyLoadError(f"policy could not be read: {type(error).__name__}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    root = composer.finish()
+    if not isinstance(root, dict):
+        kind = "a list" if isinstance(root, list) else f"a scalar ({type(root).__name__})"
+        raise PolicyLoadError(f"policy must be a mapping at the top level, got {kind}")
+    return root

@@ -1,0 +1,309 @@
+"""Shape validation (spec §5): the policy shapes the containment model covers.
+
+Everything the model does not cover is refused here, before any semantic work, with the
+reference's reason text. Returns the first failure as a detail sentence; the caller
+prefixes ``"boundary policy "``/``"candidate policy "`` (boundary first).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from prover.policy.schema import AuthoredPolicy, EndpointSection, L7Matcher
+
+GLOB_META = frozenset("?[]{}\\")
+HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_*.")
+MAX_ID = 4_294_967_294
+
+_ALWAYS_BLOCKED_V4 = tuple(
+    ipaddress.IPv4Network(n) for n in ("127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/32")
+)
+_ALWAYS_BLOCKED_V6 = tuple(
+    ipaddress.IPv6Network(n) for n in ("::/128", "::1/128", "fe80::/10")
+) + tuple(
+    ipaddress.IPv6Network(f"::ffff:{n.network_address}/{96 + n.prefixlen}")
+    for n in _ALWAYS_BLOCKED_V4
+)
+
+
+def literal_problem(text: str) -> str | None:
+    """``non-ASCII literal`` / ``embedded NUL byte`` detail for a selector, else None."""
+    if "\x00" in text:
+        return "contains an embedded NUL byte"
+    if not text.isascii():
+        return "contains a non-ASCII literal"
+    return None
+
+
+def is_supported_identity(value: str) -> bool:
+    if value in ("", "sandbox", "root", "0"):
+        return True
+    return value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_ID and value[0] != "0"
+
+
+def _has_dot_segment(path: str) -> bool:
+    return any(seg in (".", "..") for seg in path.split("/"))
+
+
+def is_supported_binary(path: str) -> bool:
+    return (
+        path.startswith("/")
+        and "//" not in path
+        and not _has_dot_segment(path)
+        and not (set(path) & GLOB_META)
+    )
+
+
+def is_canonical_glob_path(path: str) -> bool:
+    """A path glob the model reads: ``""``/``**`` (any), or ``/``-absolute and canonical."""
+    if path in ("", "**"):
+        return True
+    return path.startswith("/") and "//" not in path and not _has_dot_segment(path)
+
+
+def host_pattern_supported(host: str) -> bool:
+    """The host-glob shapes of spec §9.2 (``unsupported_host_glob`` is the negation)."""
+    if host in ("*", "**") or not host or set(host) - HOST_CHARS:
+        return False
+    labels = host.split(".")
+    if any(label == "" for label in labels):
+        return False
+    total_min = len(labels) - 1
+    for position, label in enumerate(labels):
+        if label.startswith("-") or label.endswith("-"):
+            return False
+        if "**" in label and label != "**":
+            return False
+        if position > 0 and "*" in label and label not in ("*", "**"):
+            return False
+        minimum = max(1, sum(1 for ch in label if ch != "*"))
+        if minimum > 63:
+            return False
+        total_min += minimum
+    return total_min <= 253
+
+
+def allowed_ip_network(
+    entry: str,
+) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """Parse an ``allowed_ips`` entry (a bare IP or a CIDR), or None if it is neither."""
+    text = entry.strip()
+    if not text or text != entry:
+        return None
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return None
+
+
+def overlaps_always_blocked(net: ipaddress.IPv4Network | ipaddress.IPv6Network) -> bool:
+    if isinstance(net, ipaddress.IPv4Network):
+        return any(net.overlaps(b) for b in _ALWAYS_BLOCKED_V4)
+    return any(net.overlaps(b) for b in _ALWAYS_BLOCKED_V6)
+
+
+def _query_supported(matcher: L7Matcher) -> bool:
+    for key, value in (matcher.query or {}).items():
+        if not isinstance(value, str):
+            return False
+        if literal_problem(key) or literal_problem(value):
+            return False
+        if set(value) & GLOB_META:
+            return False
+        if "*" in value and value != "*":
+            return False
+    return True
+
+
+def _rest_matcher_problem(matcher: L7Matcher) -> bool:
+    """True when an allow/deny matcher has a shape outside the REST model."""
+    if not matcher.method:
+        return True
+    if any(
+        field is not None
+        for field in (
+            matcher.command,
+            matcher.operation_type,
+            matcher.operation_name,
+            matcher.fields,
+            matcher.tool,
+            matcher.params,
+        )
+    ):
+        return True
+    if not _query_supported(matcher):
+        return True
+    path = matcher.path or ""
+    return not is_canonical_glob_path(path) or bool(set(path) & GLOB_META)
+
+
+def _authority_outside_model(ep: EndpointSection) -> bool:
+    if ep.tls not in (None, "", "terminate", "passthrough"):
+        return True
+    flags = (
+        ep.allow_encoded_slash,
+        ep.websocket_credential_rewrite,
+        ep.request_body_credential_rewrite,
+        ep.allow_uninspected_credentials,
+    )
+    if any(flag is True for flag in flags):
+        return True
+    extras = (
+        ep.persisted_queries,
+        ep.graphql_persisted_queries,
+        ep.graphql_max_body_bytes,
+        ep.credential_signing,
+        ep.signing_service,
+        ep.signing_region,
+        ep.credential_binding,
+        ep.json_rpc,
+        ep.mcp,
+    )
+    return any(value is not None for value in extras)
+
+
+def _effective_ports(ep: EndpointSection) -> tuple[int, ...]:
+    if ep.ports:
+        return tuple(ep.ports)
+    return (ep.port,) if ep.port else ()
+
+
+def _endpoint_problem(ep: EndpointSection) -> str | None:
+    host = ep.host or ""
+    path = ep.path or ""
+    for label, text in (("endpoint host", host), ("endpoint path", path)):
+        problem = literal_problem(text)
+        if problem:
+            return f"{label} {problem}"
+    if not host or not _effective_ports(ep) or (ep.port and ep.ports):
+        return "has no unambiguous host and port"
+    if not host_pattern_supported(host):
+        if ":" in host:
+            return "uses an IP-literal shape outside the DNS host model"
+        return "endpoint host uses an unsupported pattern"
+    if set(path) & GLOB_META:
+        return "uses an unsupported glob"
+    if not is_canonical_glob_path(path):
+        return "uses a non-canonical endpoint path"
+    if _authority_outside_model(ep):
+        return "uses authority outside the initial model"
+    if "*" in host and set(host) <= set("0123456789.*"):
+        return "uses an IP-literal wildcard whose address resolution is not modeled"
+    for entry in ep.allowed_ips:
+        net = allowed_ip_network(entry)
+        if net is None:
+            return f"has invalid allowed_ips entry '{entry}'"
+        if overlaps_always_blocked(net):
+            return f"has allowed_ips entry '{entry}' overlapping a runtime always-blocked range"
+    protocol = (ep.protocol or "").lower()
+    if protocol in ("", "tcp"):
+        if protocol == "tcp" and _is_ipv4_literal(host):
+            return "uses an IP literal with explicit TCP semantics"
+        if ep.enforcement is not None or ep.access is not None or ep.path is not None:
+            return "mixes REST controls into L4 authority"
+        if ep.rules or ep.deny_rules:
+            return "mixes REST controls into L4 authority"
+        return None
+    if protocol != "rest":
+        return f"uses protocol '{ep.protocol}'; only L4 TCP and REST are modeled"
+    if ep.enforcement != "enforce":
+        return "uses REST without enforced inspection"
+    has_access = ep.access is not None
+    has_rules = bool(ep.rules)
+    if has_access == has_rules or (
+        has_access and ep.access not in ("read-only", "read-write", "full")
+    ):
+        return "has an unsupported REST allow shape"
+    for kind, matchers in (("allow", [r.allow for r in ep.rules]), ("deny", ep.deny_rules)):
+        for matcher in matchers:
+            if matcher is None:
+                return f"uses an unsupported REST {kind} rule"
+            for part, text in (("method", matcher.method or ""), ("path", matcher.path or "")):
+                problem = literal_problem(text)
+                if problem:
+                    return f"REST {kind} {part} {problem}"
+        for matcher in matchers:
+            if _rest_matcher_problem(matcher):
+                return f"uses an unsupported REST {kind} rule"
+    return None
+
+
+def _is_ipv4_literal(host: str) -> bool:
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _overlap_pairs(
+    endpoints: list[EndpointSection],
+) -> Iterator[tuple[EndpointSection, EndpointSection]]:
+    for i, first in enumerate(endpoints):
+        first_ports = set(_effective_ports(first))
+        first_host = (first.host or "").lower()
+        for second in endpoints[i + 1 :]:
+            if not first_ports & set(_effective_ports(second)):
+                continue
+            second_host = (second.host or "").lower()
+            if first_host == second_host or "*" in first_host or "*" in second_host:
+                yield first, second
+
+
+def _is_rest(ep: EndpointSection) -> bool:
+    return (ep.protocol or "").lower() == "rest"
+
+
+def cross_endpoint_problem(policy: AuthoredPolicy) -> str | None:
+    """The overlap checks of spec §5 step 4, in the reference's order."""
+    endpoints = [ep for rule in policy.network_policies.values() for ep in rule.endpoints]
+    pairs = list(_overlap_pairs(endpoints))
+    for first, second in pairs:
+        if list(first.allowed_ips) != list(second.allowed_ips):
+            return (
+                "has overlapping endpoints with different allowed_ips; "
+                "runtime first-endpoint selection is not modeled"
+            )
+    for first, second in pairs:
+        if first.allowed_ips or second.allowed_ips:
+            continue
+        if ("*" in (first.host or "")) != ("*" in (second.host or "")):
+            return (
+                "has overlapping exact and wildcard endpoints with different implicit "
+                "destination IP modes"
+            )
+    for first, second in pairs:
+        if _is_rest(first) != _is_rest(second):
+            return (
+                "contains overlapping L4 and REST endpoints whose inspection selection "
+                "is not modeled"
+            )
+    return None
+
+
+def shape_problem(policy: AuthoredPolicy) -> str | None:
+    """The first reason this policy is outside the model, or None if it is inside."""
+    process = policy.process
+    for value in (
+        (process.run_as_user or "") if process else "",
+        (process.run_as_group or "") if process else "",
+    ):
+        if not is_supported_identity(value):
+            return f"uses unsupported process identity '{value}'"
+    if policy.network_middlewares:
+        return "uses network middleware controls"
+    if policy.cedar_policy is not None:
+        return "uses Cedar policies, which the containment model does not cover"
+    for key, rule in policy.network_policies.items():
+        for binary in rule.binaries:
+            problem = literal_problem(binary.path)
+            if problem:
+                return f"rule '{key}' binary path {problem}"
+            if not is_supported_binary(binary.path):
+                return f"rule '{key}' uses an unsupported binary"
+        for endpoint in rule.endpoints:
+            problem = _endpoint_problem(endpoint)
+            if problem:
+                return f"rule '{key}' {problem}"
+    return cross_endpoint_problem(policy)
