@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from prover.text import escape_control
+
 Location = tuple[str | int, ...]
 
 
@@ -18,7 +20,7 @@ def render_path(location: Iterable[str | int]) -> str:
         if isinstance(item, int):
             parts.append(f"[{item}]")
         elif parts:
-            parts.append(f".{item}")
+            parts.append(f".{escape_control(item)}")
         else:
-            parts.append(item)
+            parts.append(escape_control(item))
     return "".join(parts)
