@@ -22,7 +22,9 @@ class BudgetExhausted(Exception):
     """Raised inside a check when its deadline has passed or it was cancelled."""
 
     def __init__(self, cancelled: bool) -> None:
-        super().__init__("containment check was cancelled" if cancelled else "solver timeout elapsed")
+        super().__init__(
+            "containment check was cancelled" if cancelled else "solver timeout elapsed"
+        )
         self.cancelled = cancelled
 
 

@@ -1,0 +1,102 @@
+"""The boundary check: does the candidate allow anything beyond the boundary?
+
+The stages run in the reference's precedence (spec §3). A definite exceed anywhere wins
+over every deferred ``unsupported``; anything the model does not cover, any timeout and
+any doubt end in ``unsupported`` or ``inconclusive``, never ``within_boundary``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from prover.budget import Budget, BudgetExhausted
+from prover.checks.binary_paths import exact_binary_under_glob, exact_deny_under_glob
+from prover.checks.execution import check_landlock, check_process
+from prover.checks.filesystem import check_filesystem, workdir_problem
+from prover.checks.network import check_network_mode
+from prover.limits import resource_limit_reason
+from prover.model import Policy
+from prover.policy.normalize import normalize
+from prover.policy.schema import AuthoredPolicy
+from prover.policy.shape import shape_problem
+from prover.results import CheckOutcome, ReasonCode, Verdict
+
+
+def _projection(policy: Policy) -> Policy:
+    """The policy without display names, for the equality shortcut."""
+    return replace(policy, rules=tuple(replace(r, key="", name="") for r in policy.rules))
+
+
+def _stopped(exc: BudgetExhausted) -> CheckOutcome:
+    if exc.cancelled:
+        return CheckOutcome.inconclusive(ReasonCode.CANCELLED, "containment check was cancelled")
+    return CheckOutcome.inconclusive(ReasonCode.SOLVER_TIMEOUT, "solver timeout elapsed")
+
+
+def check_policies(
+    candidate: AuthoredPolicy, boundary: AuthoredPolicy, budget: Budget
+) -> CheckOutcome:
+    """Run the whole check on two loaded policies under ``budget``."""
+    if budget.cancelled:
+        return _stopped(BudgetExhausted(cancelled=True))
+    limit = resource_limit_reason(candidate, boundary)
+    if limit is not None:
+        return CheckOutcome.inconclusive(ReasonCode.RESOURCE_LIMIT, limit)
+    if budget.timeout_ms <= 0:
+        return CheckOutcome.inconclusive(
+            ReasonCode.SOLVER_TIMEOUT, "solver timeout must be positive"
+        )
+    for label, policy in (("boundary", boundary), ("candidate", candidate)):
+        problem = shape_problem(policy)
+        if problem is not None:
+            return CheckOutcome.unsupported(
+                ReasonCode.UNSUPPORTED_POLICY_SHAPE, f"{label} policy {problem}"
+            )
+    try:
+        return _check_models(normalize(candidate), normalize(boundary), budget)
+    except BudgetExhausted as exc:
+        return _stopped(exc)
+
+
+def _check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:
+    workdir = workdir_problem(candidate.filesystem, boundary.filesystem)
+    if workdir is not None:
+        return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_WORKDIR, workdir)
+
+    deferred: list[CheckOutcome] = []
+    for stage in (check_process, check_landlock):
+        outcome = stage(candidate, boundary)
+        if outcome is None:
+            continue
+        if outcome.verdict is Verdict.EXCEEDS:
+            return outcome
+        deferred.append(outcome)
+
+    if _projection(candidate) == _projection(boundary):
+        return deferred[0] if deferred else CheckOutcome.within(decided_by="equality")
+
+    fs_outcome = check_filesystem(candidate.filesystem, boundary.filesystem)
+    if fs_outcome is not None:
+        if fs_outcome.verdict is Verdict.EXCEEDS:
+            return fs_outcome
+        deferred.append(fs_outcome)
+
+    decided_by: set[str] = set()
+    for identity in (False, True):
+        budget.checkpoint()
+        if identity:
+            reason = exact_binary_under_glob(candidate, boundary)
+            if reason is not None:
+                return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
+        outcome = check_network_mode(candidate, boundary, identity=identity, budget=budget)
+        if outcome.verdict is not Verdict.WITHIN:
+            return outcome
+        if outcome.decided_by:
+            decided_by.add(outcome.decided_by)
+
+    reason = exact_deny_under_glob(candidate, boundary)
+    if reason is not None:
+        return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
+    if deferred:
+        return deferred[0]
+    return CheckOutcome.within(decided_by="+".join(sorted(decided_by)) or None)

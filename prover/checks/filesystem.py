@@ -1,0 +1,57 @@
+"""Filesystem containment (spec §8): path by path, no ancestry, plus the workdir rules."""
+
+from __future__ import annotations
+
+from prover.model import Filesystem
+from prover.results import CheckOutcome, FilesystemCounterexample, ReasonCode
+
+
+def _covered(path: str, allowed: tuple[str, ...] | list[str]) -> bool:
+    return any(entry == "/" or entry == path for entry in allowed)
+
+
+def workdir_problem(candidate: Filesystem, boundary: Filesystem) -> str | None:
+    """The ``unresolved_workdir`` reason (spec §8.2), or None."""
+    if candidate.include_workdir and not boundary.include_workdir:
+        if "/" not in boundary.read_write:
+            return "candidate filesystem authority depends on an unresolved image workdir"
+    if boundary.include_workdir:
+        reads = (*boundary.read_only, *boundary.read_write)
+        if any(not _covered(p, boundary.read_write) for p in candidate.read_write) or any(
+            not _covered(p, reads) for p in candidate.read_only
+        ):
+            return "boundary filesystem authority depends on an unresolved image workdir"
+    return None
+
+
+def check_filesystem(candidate: Filesystem, boundary: Filesystem) -> CheckOutcome | None:
+    """An exceed (returned at once), a deferred unsupported outcome, or None.
+
+    The boundary's workdir counts as a symbolic write entry: it makes the boundary's
+    write set non-empty, so an uncovered path is unresolved rather than an exceed.
+    """
+    writes: list[str] = list(boundary.read_write)
+    write_set_empty = not writes and not boundary.include_workdir
+    reads = [*boundary.read_only, *writes]
+    read_set_empty = not reads and not boundary.include_workdir
+    unresolved: CheckOutcome | None = None
+    checks = (
+        ("write", candidate.read_write, writes, write_set_empty),
+        ("read", candidate.read_only, reads, read_set_empty),
+    )
+    for access, paths, allowed, allowed_empty in checks:
+        for path in paths:
+            if _covered(path, allowed):
+                continue
+            if allowed_empty:
+                return CheckOutcome.exceeds(
+                    FilesystemCounterexample(access=access, path=path),
+                    decided_by="filesystem",
+                )
+            if unresolved is None:
+                unresolved = CheckOutcome.unsupported(
+                    ReasonCode.UNRESOLVED_FILESYSTEM_PATH,
+                    f"filesystem {access} containment for '{path}' depends on sandbox path "
+                    "resolution; use matching paths in candidate and boundary",
+                )
+    return unresolved

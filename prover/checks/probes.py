@@ -1,0 +1,101 @@
+"""Deterministic concrete probes (spec §9.8 step 2): readable counterexamples without Z3.
+
+Probes never prove containment. Each is a concrete action built from a candidate
+endpoint (wildcards replaced by ``a``) and replayed through the concrete evaluator; the
+first one the candidate allows and the boundary refuses is the counterexample.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from prover.budget import Budget
+from prover.concrete import allows
+from prover.concrete.canonical import is_canonical_host, is_canonical_rest_path, is_http_token
+from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
+
+MAX_PAIRS = 8
+MAX_RULES = 64
+MAX_REPLAYS = 64
+PROBE_IPS = (ipaddress.ip_address("8.8.8.8"), ipaddress.ip_address("10.0.0.1"))
+DEFAULT_BINARY = "/usr/bin/worker"
+
+
+def _fill(pattern: str) -> str:
+    return pattern.replace("**", "a").replace("*", "a")
+
+
+def _probe_path(rule: HttpRule | None, endpoint: Endpoint) -> str:
+    for candidate in ((rule.path if rule else ""), endpoint.path):
+        if candidate and candidate != "**":
+            return _fill(candidate)
+    return "/"
+
+
+def _probe_ips(endpoint: Endpoint) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    ips: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = list(PROBE_IPS)
+    if endpoint.allowed_ips:
+        ips.append(endpoint.allowed_ips[0].network_address)
+    return ips
+
+
+def _requests(endpoint: Endpoint) -> Iterator[tuple[str | None, str | None, tuple]]:
+    """(method, path, query) triples to probe on one endpoint."""
+    if endpoint.layer == "l4":
+        yield None, None, ()
+        return
+    if endpoint.access is not None or not endpoint.allow_rules:
+        yield "GET", _probe_path(None, endpoint), ()
+        return
+    for rule in endpoint.allow_rules:
+        method = rule.method.upper() if rule.method and rule.method != "*" else "GET"
+        query = tuple((m.key, ("" if m.value is None else m.value,)) for m in rule.query)
+        yield method, _probe_path(rule, endpoint), query
+
+
+def _actions(rule: Rule, endpoint: Endpoint, identity: bool) -> Iterator[NetworkAction]:
+    host = _fill(endpoint.host)
+    if not is_canonical_host(host) or not endpoint.ports:
+        return
+    binary = _fill(rule.binaries[0]) if rule.binaries else DEFAULT_BINARY
+    for method, path, query in _requests(endpoint):
+        if method is not None and not is_http_token(method):
+            continue
+        if path is not None and not is_canonical_rest_path(path):
+            continue
+        for ip in _probe_ips(endpoint):
+            yield NetworkAction(
+                host=host,
+                port=endpoint.ports[0],
+                destination_ip=ip,
+                protocol=endpoint.layer,
+                method=method,
+                path=path,
+                query=query,
+                binary=binary if identity else None,
+                ancestor_binary=binary if identity else None,
+                binary_identity_required=identity,
+                trusted_gateway=False,
+            )
+
+
+def probe_counterexample(
+    candidate: Policy, boundary: Policy, identity: bool, budget: Budget
+) -> NetworkAction | None:
+    """The first probe the candidate allows and the boundary refuses, if any."""
+    replays = 0
+    pairs = 0
+    for rule in sorted(candidate.rules, key=lambda r: r.key)[:MAX_RULES]:
+        for endpoint in rule.endpoints:
+            if pairs >= MAX_PAIRS:
+                return None
+            pairs += 1
+            for action in _actions(rule, endpoint, identity):
+                if replays >= MAX_REPLAYS:
+                    return None
+                budget.checkpoint()
+                replays += 1
+                if allows(candidate, action) and not allows(boundary, action):
+                    return action
+    return None
