@@ -1,0 +1,131 @@
+"""What every result value and reason code means, and how an agent should react.
+
+Served as an MCP resource and used to write the tool's description. Kept as data next
+to the result enums; a test checks that every ``Verdict`` and ``ReasonCode`` is here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prover.results import EXIT_CODES, ReasonCode, Verdict
+
+RESULTS: dict[Verdict, tuple[str, str]] = {
+    Verdict.WITHIN: (
+        "The candidate allows nothing beyond the boundary in every covered domain "
+        "(coverage.domains). This is the only passing result.",
+        "Proceed. It does not mean the policy is minimal, safe for the task, or enforced "
+        "by a running sandbox; parts of a policy outside coverage.domains were not checked.",
+    ),
+    Verdict.EXCEEDS: (
+        "The candidate allows at least one action the boundary refuses. The counterexample "
+        "is one such action (one of possibly many).",
+        "Do not use the candidate. Remove or narrow the rule that allows the counterexample, "
+        "then check again; repeat until within_boundary.",
+    ),
+    Verdict.UNSUPPORTED: (
+        "A policy uses something the prover does not model, or the answer depends on facts "
+        "about the sandbox image it cannot see (symlinks, the working directory, accounts).",
+        "Treat as a failure. Read reason and reason_code; rewrite the candidate so that the "
+        "named construct matches the boundary exactly (same paths, same binaries, same "
+        "identities) or drop it, then check again. Never treat it as a pass.",
+    ),
+    Verdict.INCONCLUSIVE: (
+        "The prover could not finish: time or size limits, a solver failure, or cancellation.",
+        "Treat as a failure. For solver_timeout retry once with a larger timeout or split "
+        "the policy; for resource_limit make the policies smaller; never treat it as a pass.",
+    ),
+    Verdict.ERROR: (
+        "The check could not run: an input could not be read or is not a valid policy.",
+        "Fix the input named in reason (YAML/JSON syntax, unknown fields, version: 1) and "
+        "call again. The policy schema resource lists every valid field.",
+    ),
+}
+
+REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
+    ReasonCode.UNSUPPORTED_POLICY_SHAPE: (
+        Verdict.UNSUPPORTED,
+        "A policy uses a construct outside the model (e.g. GraphQL, WebSocket or MCP "
+        "protocols, audit-mode REST, middlewares, credential controls, non-ASCII selectors, "
+        "ambiguous overlapping endpoints) or changes the process identity in a way that "
+        "needs the image's account database.",
+        "Remove or rewrite the construct named in reason; keep run_as_user/run_as_group "
+        "identical to the boundary's.",
+    ),
+    ReasonCode.UNRESOLVED_WORKDIR: (
+        Verdict.UNSUPPORTED,
+        "The answer depends on the sandbox image's working directory (include_workdir).",
+        "Make include_workdir match the boundary, or list explicit paths in both policies. "
+        "Note that omitting filesystem_policy means include_workdir: true.",
+    ),
+    ReasonCode.UNRESOLVED_FILESYSTEM_PATH: (
+        Verdict.UNSUPPORTED,
+        "A candidate path differs from every boundary path of that access kind; paths are "
+        "compared exactly because symlinks in the image could alias them.",
+        "Use exactly the boundary's paths (a subset of them) in the candidate.",
+    ),
+    ReasonCode.UNRESOLVED_BINARY_PATH: (
+        Verdict.UNSUPPORTED,
+        "An exact binary path in one policy is covered only by a glob in the other; a "
+        "symlink in the image could make it name an executable outside the glob.",
+        "Use the same exact binary paths in candidate and boundary.",
+    ),
+    ReasonCode.RESOURCE_LIMIT: (
+        Verdict.INCONCLUSIVE,
+        "The two policies together exceed a size limit (rules, endpoints, patterns).",
+        "Check smaller policies, or split the candidate and check each part.",
+    ),
+    ReasonCode.SOLVER_TIMEOUT: (
+        Verdict.INCONCLUSIVE,
+        "The check ran out of time.",
+        "Retry once with a larger timeout (at most 60000 ms here); if it still times out, "
+        "simplify the policies (fewer wildcard hosts).",
+    ),
+    ReasonCode.SOLVER_UNKNOWN: (
+        Verdict.INCONCLUSIVE,
+        "The solver gave up without an answer, or the check failed internally.",
+        "Treat as a failure; simplify the policies or report the inputs (see receipt).",
+    ),
+    ReasonCode.INVALID_WITNESS: (
+        Verdict.INCONCLUSIVE,
+        "The solver found a possible counterexample that did not replay through the "
+        "concrete evaluator, so it was not reported.",
+        "Treat as a failure; report the inputs (see receipt) so the model can be fixed.",
+    ),
+    ReasonCode.CANCELLED: (
+        Verdict.INCONCLUSIVE,
+        "The check was cancelled before it finished.",
+        "Run the check again if you still need the answer.",
+    ),
+    ReasonCode.INVALID_INPUT: (
+        Verdict.ERROR,
+        "An input could not be read or is not a valid policy (reason says which and why).",
+        "Fix the policy text and call again.",
+    ),
+}
+
+
+def catalogue() -> dict[str, Any]:
+    """The catalogue as a JSON-ready document."""
+    return {
+        "passing_results": [Verdict.WITHIN.value],
+        "results": [
+            {
+                "result": verdict.value,
+                "exit_code": EXIT_CODES[verdict],
+                "meaning": meaning,
+                "what_to_do": action,
+            }
+            for verdict, (meaning, action) in RESULTS.items()
+        ],
+        "reason_codes": [
+            {
+                "reason_code": code.value,
+                "result": verdict.value,
+                "exit_code": 130 if code is ReasonCode.CANCELLED else EXIT_CODES[verdict],
+                "meaning": meaning,
+                "what_to_do": action,
+            }
+            for code, (verdict, meaning, action) in REASON_CODES.items()
+        ],
+    }

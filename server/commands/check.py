@@ -1,0 +1,126 @@
+"""``policy-prover check CANDIDATE --boundary FILE [-o text|json] [--timeout N(ms|s|m)]``.
+
+The reference contract (spec §12): read the candidate, read the boundary, parse the
+candidate, parse the boundary, in that order; an input failure is an ``error`` result
+with exit 2 (text mode: ``policy-prover: <reason>`` on stderr and nothing on stdout;
+JSON mode: the error envelope on stdout and nothing on stderr). Text results are the
+reference's lines; JSON results are the reference's object plus our ``receipt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from server.durations import DurationError, parse_duration_ms
+from server.interrupt import call_cancellable
+from server.output import render_json, write
+from server.policy_files import PolicyFileError, read_policy_file
+
+EXIT_ERROR = 2
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="prove that a candidate policy allows nothing beyond a boundary policy",
+        description=(
+            "Prove that every action the CANDIDATE policy allows is also allowed by the "
+            "boundary policy. Only within_boundary (exit 0) means the check passed; treat "
+            "every other result as a failure. Scripts and agents should use --output json "
+            "and read result and reason_code."
+        ),
+    )
+    parser.add_argument("candidate", metavar="CANDIDATE", help="candidate policy file (YAML/JSON)")
+    parser.add_argument(
+        "--boundary",
+        metavar="FILE",
+        required=True,
+        help="boundary policy file: the most access the candidate may have",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=("text", "json"),
+        default="text",
+        help="output format (default: text)",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="N(ms|s|m)",
+        type=_timeout_argument,
+        default="10s",
+        help="time limit of the check, e.g. 500ms, 10s, 2m (default: 10s)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _timeout_argument(text: str) -> int:
+    try:
+        return parse_duration_ms(text)
+    except DurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    inputs = {"candidate": args.candidate, "boundary": args.boundary}
+    texts: dict[str, str] = {}
+    try:
+        for role in ("candidate", "boundary"):
+            texts[role] = read_policy_file(inputs[role])
+    except PolicyFileError as exc:
+        return _report_file_error(args, str(exc), inputs, texts, started)
+
+    # Imported here, not at module level: building the parser must stay cheap.
+    from prover import api
+    from prover.budget import Budget
+
+    budget = Budget(args.timeout)
+    check = call_cancellable(
+        lambda: api.check_boundary(texts["candidate"], texts["boundary"], budget=budget),
+        budget.cancel,
+    )
+    return _report(args, check.outcome, inputs, check.receipt)
+
+
+def _report(args: argparse.Namespace, outcome: Any, inputs: dict[str, str], receipt: Any) -> int:
+    from prover.report import boundary_report, boundary_text, escape_control
+    from prover.results import Verdict
+
+    if args.output == "json":
+        document = boundary_report(outcome, inputs=inputs, receipt=receipt)
+        ok = write(sys.stdout, render_json(document))
+    elif outcome.verdict is Verdict.ERROR:
+        write(sys.stderr, f"policy-prover: {escape_control(outcome.reason or 'error')}\n")
+        return EXIT_ERROR
+    else:
+        ok = write(sys.stdout, boundary_text(outcome))
+    exit_code: int = outcome.exit_code
+    return exit_code if ok else EXIT_ERROR
+
+
+def _report_file_error(
+    args: argparse.Namespace,
+    reason: str,
+    inputs: dict[str, str],
+    texts: dict[str, str],
+    started: float,
+) -> int:
+    from prover.api import sha256_hex
+    from prover.results import CheckOutcome, Receipt
+
+    outcome = CheckOutcome.error(reason)
+    receipt = None
+    if args.output == "json":
+        import z3
+
+        receipt = Receipt(
+            candidate_sha256=sha256_hex(texts["candidate"]) if "candidate" in texts else None,
+            boundary_sha256=sha256_hex(texts["boundary"]) if "boundary" in texts else None,
+            z3_version=z3.get_version_string(),
+            elapsed_ms=round((time.monotonic() - started) * 1000.0, 3),
+        )
+    return _report(args, outcome, inputs, receipt)

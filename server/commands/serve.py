@@ -1,0 +1,117 @@
+"""``policy-prover serve [--transport stdio|sse|streamable-http] [--host H] [--port P]``.
+
+Runs the MCP server. stdio is the default (what Claude Code and Cursor launch). The HTTP
+transports bind loopback by default; binding any other address requires a bearer token
+in ``POLICY_PROVER_TOKEN``, and when the token is set every MCP request must carry it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from server.http_security import ALLOWED_HOSTS_ENV, TOKEN_ENV, is_loopback, parse_host_list
+from server.output import write
+
+TRANSPORTS = ("stdio", "sse", "streamable-http")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+EXIT_USAGE = 2
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the MCP server (stdio by default)",
+        description=(
+            "Run the MCP server with the check_boundary tool. HTTP transports listen on "
+            f"loopback unless --host says otherwise; a non-loopback --host requires {TOKEN_ENV}, "
+            "and when it is set every MCP request must send 'Authorization: Bearer <token>'. "
+            "GET /health answers without a token."
+        ),
+    )
+    parser.add_argument("--transport", choices=TRANSPORTS, default="stdio", help="default: stdio")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)"
+    )
+    parser.add_argument("--port", type=_port, default=8000, help="HTTP port (default: 8000)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="another Host header value clients use (e.g. a Service or proxy name); "
+        f"repeatable; also read from {ALLOWED_HOSTS_ENV} (comma-separated); "
+        "'name:*' allows any port",
+    )
+    parser.add_argument(
+        "--max-concurrent-checks",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="checks run at once in this process (default: the CPU count)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default=None,
+        help="stderr log level (default: warning on stdio, info on HTTP)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port '{text}'") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be between 1 and 65535, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    token = (os.environ.get(TOKEN_ENV) or "").strip() or None
+    http = args.transport != "stdio"
+    if http and not is_loopback(args.host) and token is None:
+        write(
+            sys.stderr,
+            f"policy-prover: refusing to serve on non-loopback address '{args.host}' without "
+            f"a bearer token; set {TOKEN_ENV}\n",
+        )
+        return EXIT_USAGE
+
+    from server.serving import HttpOptions, configure_logging, run_http, run_stdio
+
+    configure_logging(args.log_level or ("info" if http else "warning"))
+    from prover.runner import set_concurrency_limit
+    from server.app import create_server
+
+    if args.max_concurrent_checks is not None:
+        set_concurrency_limit(args.max_concurrent_checks)
+    server = create_server()
+    if not http:
+        run_stdio(server)
+        return 0
+    extra_hosts = [*parse_host_list(os.environ.get(ALLOWED_HOSTS_ENV)), *args.allowed_host]
+    options = HttpOptions(
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        token=token,
+        extra_allowed_hosts=extra_hosts,
+        log_level=args.log_level or "info",
+    )
+    run_http(server, options)
+    return 0

@@ -1,0 +1,92 @@
+"""MCP resources: the policy JSON Schema, the result catalogue and the example policies."""
+
+from __future__ import annotations
+
+import json
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+from server.catalogue import catalogue
+from server.examples import boundary_example, example, examples
+
+SCHEMA_URI = "policy-prover://schema/policy"
+RESULTS_URI = "policy-prover://reference/results"
+EXAMPLES_URI = "policy-prover://examples"
+EXAMPLE_URI_TEMPLATE = "policy-prover://examples/{name}"
+
+
+def example_uri(name: str) -> str:
+    return EXAMPLE_URI_TEMPLATE.format(name=name)
+
+
+def policy_schema() -> str:
+    # Imported on first read: the schema module is part of the core, loaded only if asked.
+    from prover.policy.schema import policy_json_schema
+
+    return json.dumps(policy_json_schema(), indent=2)
+
+
+def result_catalogue() -> str:
+    return json.dumps(catalogue(), indent=2)
+
+
+def example_index() -> str:
+    return json.dumps(
+        {
+            "boundary": boundary_example().name,
+            "examples": [
+                {
+                    "name": e.name,
+                    "uri": example_uri(e.name),
+                    "role": e.role,
+                    "description": e.description,
+                    "expect": e.expect,
+                }
+                for e in examples()
+            ],
+        },
+        indent=2,
+    )
+
+
+def example_policy(name: str) -> str:
+    found = example(name)
+    if found is None:
+        raise ResourceNotFoundError(f"no example policy named {name!r}; see {EXAMPLES_URI}")
+    return found.text
+
+
+def register_resources(server: MCPServer) -> None:
+    server.resource(
+        SCHEMA_URI,
+        name="policy-schema",
+        title="Sandbox policy JSON Schema",
+        description="JSON Schema of the authored OpenShell sandbox policy (version 1) that "
+        "check_boundary accepts as candidate and boundary.",
+        mime_type="application/schema+json",
+    )(policy_schema)
+    server.resource(
+        RESULTS_URI,
+        name="result-catalogue",
+        title="Result values and reason codes",
+        description="Every result value and reason_code of a check: what it means and what "
+        "to do about it. Only within_boundary passes.",
+        mime_type="application/json",
+    )(result_catalogue)
+    server.resource(
+        EXAMPLES_URI,
+        name="example-policies",
+        title="Example policies",
+        description="Index of the bundled example policies: one boundary and candidates "
+        "with the result each gets against it.",
+        mime_type="application/json",
+    )(example_index)
+    server.resource(
+        EXAMPLE_URI_TEMPLATE,
+        name="example-policy",
+        title="Example policy",
+        description="One bundled example policy (YAML) by name; names are listed in "
+        f"{EXAMPLES_URI}.",
+        mime_type="application/yaml",
+    )(example_policy)

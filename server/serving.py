@@ -1,0 +1,113 @@
+"""Running the MCP server on a transport: stdio, SSE or stateless streamable HTTP.
+
+Logs go to stderr only. On stdio, stdout carries protocol messages and nothing else; the
+SDK points file descriptor 1 at stderr while serving, and nothing here prints.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+
+from server.http_security import (
+    MAX_REQUEST_BODY_BYTES,
+    ASGIApp,
+    BearerTokenMiddleware,
+    allowed_hosts,
+    allowed_origins,
+)
+
+log = logging.getLogger(__name__)
+
+STREAMABLE_HTTP_PATH = "/mcp"
+SSE_PATH = "/sse"
+SSE_MESSAGE_PATH = "/messages/"
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    transport: str  # "sse" or "streamable-http"
+    host: str
+    port: int
+    token: str | None
+    extra_allowed_hosts: list[str] = field(default_factory=list)
+    log_level: str = "info"
+
+
+def configure_logging(level: str) -> None:
+    """Send every log record of the process to stderr at ``level``."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+
+
+def run_stdio(server: MCPServer) -> None:
+    anyio.run(server.run_stdio_async)
+
+
+def security_settings(options: HttpOptions) -> TransportSecuritySettings:
+    hosts = allowed_hosts(options.host, options.port, options.extra_allowed_hosts)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=allowed_origins(hosts),
+    )
+
+
+def build_http_app(server: MCPServer, options: HttpOptions) -> ASGIApp:
+    """The ASGI application for ``options.transport``, with every protection applied."""
+    security = security_settings(options)
+    if options.transport == "streamable-http":
+        app: ASGIApp = server.streamable_http_app(
+            streamable_http_path=STREAMABLE_HTTP_PATH,
+            stateless_http=True,
+            max_request_body_size=MAX_REQUEST_BODY_BYTES,
+            transport_security=security,
+            host=options.host,
+        )
+    elif options.transport == "sse":
+        app = server.sse_app(
+            sse_path=SSE_PATH,
+            message_path=SSE_MESSAGE_PATH,
+            max_request_body_size=MAX_REQUEST_BODY_BYTES,
+            transport_security=security,
+            host=options.host,
+        )
+    else:
+        raise ValueError(f"not an HTTP transport: {options.transport}")
+    if options.token:
+        app = BearerTokenMiddleware(app, options.token)
+    return app
+
+
+def run_http(server: MCPServer, options: HttpOptions) -> None:
+    import uvicorn
+
+    app = build_http_app(server, options)
+    path = STREAMABLE_HTTP_PATH if options.transport == "streamable-http" else SSE_PATH
+    log.info(
+        "serving MCP over %s on http://%s:%d%s (token %s)",
+        options.transport,
+        options.host,
+        options.port,
+        path,
+        "required" if options.token else "not configured",
+    )
+    config = uvicorn.Config(
+        app,
+        host=options.host,
+        port=options.port,
+        log_config=None,  # keep our stderr handler; uvicorn's default logs access to stdout
+        log_level=options.log_level.lower(),
+        lifespan="on",
+    )
+    uvicorn.Server(config).run()

@@ -1,0 +1,169 @@
+"""The ``check_boundary`` tool: the CLI's ``check --output json`` over MCP.
+
+The check runs through :func:`prover.runner.check_boundary_async`: in a worker thread,
+under the process-wide limit on concurrent checks, so the event loop keeps serving other
+requests; when the client cancels (or the transport drops) the Z3 work is interrupted and
+the slot freed. Invalid policies are ordinary ``error`` results; only a failure of the
+server itself becomes an ``isError`` tool result, and nothing but a completed check can
+ever say ``within_boundary``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Annotated
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from prover.report import boundary_report, boundary_text
+from server.models import BoundaryCheckResult
+
+log = logging.getLogger(__name__)
+
+NAME = "check_boundary"
+TITLE = "Check a policy against a boundary"
+DEFAULT_TIMEOUT_MS = 10_000
+MAX_TIMEOUT_MS = 60_000
+
+#: Checks shorter than this send no progress notification at all.
+PROGRESS_AFTER_S = 0.5
+PROGRESS_EVERY_S = 1.0
+
+INPUTS = {"candidate": "candidate", "boundary": "boundary"}
+
+DESCRIPTION = """\
+Prove that a candidate OpenShell sandbox policy allows nothing beyond a boundary policy.
+
+Use it before giving a policy to a subagent (candidate = the subagent's policy, boundary = \
+your own policy), and before proposing a policy change (candidate = the complete policy \
+after the change, boundary = the environment's maximum policy). Pass both as full policy \
+texts (YAML or JSON with `version: 1`), not file paths.
+
+Read `result`, then `reason_code`:
+- within_boundary: PASS, and the only passing result. In every covered domain \
+(coverage.domains: filesystem, network_l4, network_rest, process, landlock) the candidate \
+allows nothing the boundary does not. It does not say the policy is minimal or safe for \
+the task.
+- exceeds_boundary: FAIL. `counterexample` is one concrete action the candidate allows \
+and the boundary refuses. Remove or narrow the rule that allows it, then check again \
+until within_boundary.
+- unsupported: FAIL. A policy uses something the prover does not model, or the answer \
+depends on the sandbox image (symlinked paths, working directory, user accounts). \
+Follow `reason`: use exactly the boundary's paths, binaries and identities, or drop the \
+construct, then check again. Never treat it as a pass.
+- inconclusive: FAIL. solver_timeout: retry once with a larger timeout_ms; \
+resource_limit: check smaller policies; cancelled: the call was cancelled. Never treat it \
+as a pass.
+- error: invalid input (reason_code invalid_input). Fix the policy text named in \
+`reason` and call again.
+
+`receipt` holds the SHA-256 of each policy text (UTF-8), so the verdict can be bound to \
+the exact policies checked. The resource policy-prover://reference/results explains \
+every reason_code; policy-prover://schema/policy is the policy format.\
+"""
+
+ANNOTATIONS = ToolAnnotations(
+    title=TITLE,
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+
+
+async def check_boundary(
+    candidate: Annotated[
+        str,
+        Field(description="The policy to vet: complete policy text, YAML or JSON (version: 1)."),
+    ],
+    boundary: Annotated[
+        str,
+        Field(
+            description="The most access the candidate may have: complete policy text, "
+            "YAML or JSON (version: 1)."
+        ),
+    ],
+    ctx: Context,
+    timeout_ms: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_TIMEOUT_MS,
+            description="Time limit of the check in milliseconds (1 to 60000).",
+        ),
+    ] = DEFAULT_TIMEOUT_MS,
+) -> Annotated[CallToolResult, BoundaryCheckResult]:
+    from prover import runner
+
+    failure: Exception | None = None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_report_progress, ctx, timeout_ms)
+        try:
+            check = await runner.check_boundary_async(candidate, boundary, timeout_ms=timeout_ms)
+        except Exception as exc:  # kept as a value: no ExceptionGroup, an isError result
+            failure = exc
+        finally:
+            tg.cancel_scope.cancel()
+    if failure is None:
+        try:
+            document = boundary_report(check.outcome, inputs=INPUTS, receipt=check.receipt)
+            text = boundary_text(check.outcome)
+        except Exception as exc:
+            failure = exc
+    if failure is not None:
+        log.error("check_boundary failed inside the server", exc_info=failure)
+        return internal_error(failure)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=document
+    )
+
+
+def internal_error(exc: BaseException) -> CallToolResult:
+    """The tool result of a failure of the server itself: ``isError``, never a verdict."""
+    return CallToolResult(
+        content=[
+            TextContent(
+                type="text",
+                text=(
+                    f"policy-prover internal error: {type(exc).__name__}: {exc}. "
+                    "The check did not complete, so the candidate is NOT verified; "
+                    "treat this as a failure and retry later or report it."
+                ),
+            )
+        ],
+        is_error=True,
+    )
+
+
+async def _report_progress(ctx: Context, timeout_ms: int) -> None:
+    """Tell a client that asked for progress that a long check is still running."""
+    started = time.monotonic()
+    await anyio.sleep(PROGRESS_AFTER_S)
+    while True:
+        elapsed_ms = (time.monotonic() - started) * 1000.0
+        try:
+            await ctx.report_progress(
+                min(elapsed_ms, float(timeout_ms)),
+                float(timeout_ms),
+                f"checking: {elapsed_ms / 1000.0:.1f} s of at most {timeout_ms / 1000.0:.1f} s",
+            )
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception:  # progress is best effort; the check result matters
+            log.debug("could not send a progress notification", exc_info=True)
+            return
+        await anyio.sleep(PROGRESS_EVERY_S)
+
+
+def register(server: MCPServer) -> None:
+    server.add_tool(
+        check_boundary,
+        name=NAME,
+        title=TITLE,
+        description=DESCRIPTION,
+        annotations=ANNOTATIONS,
+    )
