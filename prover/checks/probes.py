@@ -20,6 +20,11 @@ MAX_RULES = 64
 MAX_REPLAYS = 64
 PROBE_IPS = (ipaddress.ip_address("8.8.8.8"), ipaddress.ip_address("10.0.0.1"))
 DEFAULT_BINARY = "/usr/bin/worker"
+PRESET_PROBE_METHODS: dict[str, tuple[str, ...]] = {
+    "read-only": ("HEAD", "OPTIONS"),
+    "read-write": ("POST", "PUT", "PATCH"),
+    "full": ("POST", "PUT", "PATCH", "DELETE"),
+}
 
 
 def _fill(pattern: str) -> str:
@@ -46,7 +51,12 @@ def _requests(endpoint: Endpoint) -> Iterator[tuple[str | None, str | None, tupl
         yield None, None, ()
         return
     if endpoint.access is not None or not endpoint.allow_rules:
-        yield "GET", _probe_path(None, endpoint), ()
+        # The reference's one synthetic probe, then (our addition) the preset's other
+        # methods, so that a wider preset yields a readable witness without Z3.
+        path = _probe_path(None, endpoint)
+        yield "GET", path, ()
+        for method in PRESET_PROBE_METHODS.get(endpoint.access or "", ()):
+            yield method, path, ()
         return
     for rule in endpoint.allow_rules:
         method = rule.method.upper() if rule.method and rule.method != "*" else "GET"
