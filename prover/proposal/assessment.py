@@ -1,0 +1,77 @@
+"""The result of a proposal assessment, as returned to every face (library, CLI, MCP)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from prover.proposal.findings import Finding
+
+Mode = Literal["agent_authored", "mechanistic"]
+ENGINE = "finite-set evaluation of the reference reachability predicate (no solver needed)"
+
+
+def sha256_of(data: str | bytes | None) -> str | None:
+    if data is None:
+        return None
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(raw).hexdigest()
+
+
+class ProposalReceipt(BaseModel):
+    """Binds the assessment to its exact inputs (hex SHA-256 of each as given)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    current_sha256: str
+    proposal_sha256: str
+    credentials_sha256: str | None = None
+    accepted_risks_sha256: str | None = None
+    registry_sha256: str | None = None
+    merged_policy_sha256: str | None = None
+    mode: Mode
+    engine: str = ENGINE
+
+
+class ProposalAssessment(BaseModel):
+    """What a proposed network rule adds, relative to the current policy."""
+
+    findings: list[Finding] = Field(
+        description="New findings (delta after suppression), category order; accepted "
+        "risks mark or trim them."
+    )
+    validation_result: str = Field(
+        description="The gateway's verdict string; '' when the proposal could not be applied."
+    )
+    security_notes: list[str] = Field(description="Heuristic notes on the proposed rule.")
+    auto_approvable: bool = Field(
+        description="Empty delta, no security notes, no approval blocker, no application error."
+    )
+    application_error: str | None = Field(
+        description="Why the proposal cannot be applied (merge/validation); the model did not run."
+    )
+    empty_delta: bool = Field(description="validation_result is 'prover: no new findings'.")
+    needs_review: bool = Field(
+        description="A human must look: unaccepted findings, notes, blockers or an "
+        "application error."
+    )
+    approval_blockers: list[str] = Field(
+        default_factory=list,
+        description="Always-blocked destinations: the draft can never be approved.",
+    )
+    warnings: list[str] = Field(default_factory=list)
+    rule_name: str = Field(description="The rule name the proposal requested.")
+    target_rule: str | None = Field(
+        default=None, description="The policy key that received the rule (after folding)."
+    )
+    proposed_rule: dict[str, Any] = Field(
+        description="The rule as evaluated (after mechanistic canonicalisation)."
+    )
+    merged_policy: str | None = Field(
+        default=None, description="The candidate policy as authored YAML (None on error)."
+    )
+    adds_access: bool | None = None
+    boundary: dict[str, Any] | None = None
+    receipt: ProposalReceipt
