@@ -10,7 +10,9 @@ Pipeline (spec §2–§5):
    endpoint ambiguity. Any failure is an ``application_error`` and the model is not run;
 5. run the reachability model on the current policy and on the candidate with the same
    credentials and registry, keep the new paths, suppress (§3–§4);
-6. security notes on the (canonical) proposed rule (§5), approval blockers, accepted risks.
+6. security notes on the (canonical) proposed rule (§5), approval blockers, accepted risks;
+7. beyond the reference: boundary checks of the candidate against the current policy
+   (``adds_access``) and against an optional boundary policy (see ``boundary.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from prover.budget import DEFAULT_TIMEOUT_MS, Budget
 from prover.errors import PolicyLoadError, ProposalError
 from prover.policy.loader import load_policy
 from prover.policy.reader import read_policy_data
@@ -28,6 +31,7 @@ from prover.proposal.admission import approval_blockers, uninspected_credential_
 from prover.proposal.ambiguity import ambiguities
 from prover.proposal.assessment import Mode, ProposalAssessment, ProposalReceipt, sha256_of
 from prover.proposal.body import ProposedRule, parse_proposal
+from prover.proposal.boundary import with_boundary_verdicts
 from prover.proposal.canonical import CanonicalizationError, canonicalize
 from prover.proposal.credentials import CredentialSet, load_credentials
 from prover.proposal.delta import NO_NEW_FINDINGS, finding_delta, validation_result
@@ -118,6 +122,9 @@ def assess_proposal(
     mode: Mode = "agent_authored",
     accepted_risks: str | bytes | None = None,
     registry: str | bytes | None = None,
+    boundary: str | bytes | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    budget: Budget | None = None,
 ) -> ProposalAssessment:
     """Assess a proposed network rule against the current effective policy.
 
@@ -125,6 +132,9 @@ def assess_proposal(
     effective policy). ``proposal`` is the agent API body or a bare ``{rule_name, rule}``.
     ``credentials`` is ``{credentials: [...]}`` or a list of ``{name, type, target_hosts}``;
     ``accepted_risks`` and ``registry`` are optional documents (see their modules).
+    ``boundary`` is an optional policy text the merged policy must stay within. The
+    boundary checks (``adds_access`` always, ``boundary`` when given) share one budget:
+    ``budget`` if given (to cancel from another thread), else one of ``timeout_ms``.
 
     Raises ``ProposalError`` or ``PolicyLoadError`` for invalid input. A proposal that
     cannot be merged or yields an invalid candidate is *not* an exception: it is reported
@@ -137,6 +147,9 @@ def assess_proposal(
     binaries = load_registry(registry)
     proposed = parse_proposal(proposal)
     current_data = authored_data(current, "current policy")
+    if boundary is not None:
+        authored_data(boundary, "boundary policy")
+    budget = budget or Budget(timeout_ms)
     receipt: dict[str, Any] = {
         "current_sha256": sha256_of(current),
         "proposal_sha256": sha256_of(proposal),
@@ -170,7 +183,7 @@ def assess_proposal(
         application_error = str(failure)
         merged_text = None
         target = None
-    return _assemble(
+    assessment = _assemble(
         proposed,
         rule,
         target,
@@ -182,6 +195,7 @@ def assess_proposal(
         risks,
         receipt,
     )
+    return with_boundary_verdicts(assessment, current, boundary, budget)
 
 
 def _assemble(

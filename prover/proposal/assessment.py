@@ -54,8 +54,8 @@ class ProposalAssessment(BaseModel):
     )
     empty_delta: bool = Field(description="validation_result is 'prover: no new findings'.")
     needs_review: bool = Field(
-        description="A human must look: unaccepted findings, notes, blockers or an "
-        "application error."
+        description="A human must look: unaccepted findings, notes, blockers, an "
+        "application error, or a boundary result other than within_boundary."
     )
     approval_blockers: list[str] = Field(
         default_factory=list,
@@ -72,6 +72,16 @@ class ProposalAssessment(BaseModel):
     merged_policy: str | None = Field(
         default=None, description="The candidate policy as authored YAML (None on error)."
     )
-    adds_access: bool | None = None
-    boundary: dict[str, Any] | None = None
+    adds_access: bool | None = Field(
+        default=None,
+        description="false: the merged policy is proven within the current policy (the "
+        "proposal adds no access); true: it allows something the current policy does not; "
+        "null: undecided (see warnings) or the proposal could not be applied.",
+    )
+    boundary: dict[str, Any] | None = Field(
+        default=None,
+        description="The boundary check of the merged policy against the given boundary "
+        "policy (the check command's JSON object); null when no boundary was given or the "
+        "proposal could not be applied. Only result within_boundary passes.",
+    )
     receipt: ProposalReceipt

@@ -3,8 +3,9 @@
 Header; the gateway's ``validation_result``; a finding summary (path counts per category
 label, then accepted findings); one panel per unaccepted finding (title, description,
 paths grouped by binary with sorted endpoints and methods, remediation); accepted
-findings with their reasons; security notes, approval blockers and warnings; a final
-verdict line. No colour codes: callers print the text as is.
+findings with their reasons; security notes, approval blockers and warnings; our
+``adds_access`` and boundary verdicts; a final verdict line. No colour codes: callers
+print the text as is.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from prover.proposal.assessment import ProposalAssessment
+from prover.proposal.boundary import boundary_failed, boundary_lines
 from prover.proposal.findings import LABELS, Finding
 
 EXIT_CLEAR = 0
@@ -22,11 +24,12 @@ EXIT_INVALID = 2
 def exit_code(assessment: ProposalAssessment) -> int:
     """CLI exit status: 2 if the proposal cannot be applied, 1 if it needs review, else 0.
 
+    A boundary result other than ``within_boundary`` needs review (see ``boundary.py``).
     (Invalid input never produces an assessment; the CLI maps those exceptions to 2.)
     """
     if assessment.application_error is not None:
         return EXIT_INVALID
-    return EXIT_REVIEW if assessment.needs_review else EXIT_CLEAR
+    return EXIT_REVIEW if assessment.needs_review or boundary_failed(assessment) else EXIT_CLEAR
 
 
 def _paths_block(finding: Finding) -> list[str]:
@@ -100,11 +103,14 @@ def render_text(assessment: ProposalAssessment) -> str:
     lines += _bullets("Security notes:", a.security_notes)
     lines += _bullets("Approval blockers (the draft can never be approved):", a.approval_blockers)
     lines += _bullets("Warnings:", a.warnings)
+    lines += boundary_lines(a)
     note = f" ({len(accepted)} accepted)" if accepted else ""
     if active:
         lines.append(f"REVIEW — prover findings require human attention.{note}")
     elif a.security_notes or a.approval_blockers:
         lines.append(f"REVIEW — security notes or approval blockers require human attention.{note}")
+    elif boundary_failed(a):
+        lines.append(f"REVIEW — the merged policy is not proven within the boundary.{note}")
     elif accepted:
         lines.append(f"PASS — All findings accepted.{note}")
     else:

@@ -54,7 +54,7 @@ def test_json_output_carries_the_contract_fields() -> None:
         "policy_name",
         "mechanism",
     }
-    assert dumped["adds_access"] is None and dumped["boundary"] is None
+    assert dumped["adds_access"] is True and dumped["boundary"] is None
     json.dumps(dumped)
 
 
