@@ -21,11 +21,14 @@ NAME = "policy-prover"
 HEALTH_PATH = "/health"
 
 INSTRUCTIONS = f"""\
-policy-prover proves with Z3 that an OpenShell sandbox policy allows nothing beyond a \
-boundary policy. Call check_boundary before giving a policy to a subagent or proposing \
-a policy change. Only the result within_boundary passes; every other result is a \
-failure to act on. Reference: {RESULTS_URI} (results and reason codes), {SCHEMA_URI} \
-(policy format), {EXAMPLES_URI} (example policies)."""
+policy-prover gives formal (Z3) answers about OpenShell sandbox policies. \
+check_boundary: prove that a candidate policy allows nothing beyond a boundary policy \
+(call it before giving a policy to a subagent or applying a change); only \
+within_boundary passes, every other result is a failure to act on. assess_proposal: \
+list the risky access a proposed network rule adds to the current policy. \
+explain_counterexample: explain a check result in plain words and get a minimal fix \
+that the prover has re-verified. Reference: {RESULTS_URI} (results and reason codes), \
+{SCHEMA_URI} (policy format), {EXAMPLES_URI} (example policies)."""
 
 
 def create_server() -> MCPServer:

@@ -39,9 +39,64 @@ def check_boundary_steps() -> list[DemoStep]:
     ]
 
 
+def explain_counterexample_steps() -> list[DemoStep]:
+    boundary = boundary_example()
+    steps = []
+    for candidate in candidate_examples():
+        if (candidate.expect or {}).get("result") not in ("exceeds_boundary", "unsupported"):
+            continue
+        exceeds = (candidate.expect or {}).get("result") == "exceeds_boundary"
+        steps.append(
+            DemoStep(
+                title=f"explain_counterexample: {candidate.name} against {boundary.name}\n  "
+                f"({candidate.description})",
+                arguments={"candidate": candidate.text, "boundary": boundary.text},
+                expect={"fix_verified": exceeds},
+            )
+        )
+    return steps
+
+
+def assess_proposal_steps() -> list[DemoStep]:
+    """Rules proposed for the ``candidate-within`` sandbox, with a GitHub token in scope."""
+    current = next(c for c in candidate_examples() if c.name == "candidate-within")
+    boundary = boundary_example()
+    credentials = "[{name: github-token, type: github, target_hosts: [api.github.com]}]"
+    proposals = [
+        ("github_api", "api.github.com", "GET", "the same GET rule again: redundant"),
+        ("github_api", "api.github.com", "PUT", "PUT on the credentialed GitHub API"),
+        ("example", "example.com", "GET", "a new host: no finding, beyond the boundary"),
+    ]
+    expect = [
+        {"empty_delta": True, "adds_access": False, "needs_review": False},
+        {"empty_delta": False, "adds_access": True, "needs_review": True},
+        {"empty_delta": True, "adds_access": True, "needs_review": True},
+    ]
+    return [
+        DemoStep(
+            title=f"assess_proposal: {what}\n  (current {current.name}, boundary {boundary.name})",
+            arguments={
+                "current": current.text,
+                "proposal": (
+                    f"rule_name: {name}\nrule:\n  binaries: [{{path: /usr/bin/curl}}]\n"
+                    f"  endpoints:\n    - {{host: {host}, port: 443, protocol: rest, "
+                    f"enforcement: enforce, rules: [{{allow: {{method: {method}, "
+                    "path: /repos/**}}]}\n"
+                ),
+                "credentials": credentials,
+                "boundary": boundary.text,
+            },
+            expect=expected,
+        )
+        for (name, host, method, what), expected in zip(proposals, expect, strict=True)
+    ]
+
+
 #: Demo steps per tool name. A new tool adds its entry here.
 DEMO_STEPS: dict[str, Callable[[], list[DemoStep]]] = {
     "check_boundary": check_boundary_steps,
+    "assess_proposal": assess_proposal_steps,
+    "explain_counterexample": explain_counterexample_steps,
 }
 
 
@@ -110,27 +165,37 @@ async def _run_step(client: Any, tool: str, step: DemoStep, out: TextIO) -> list
     if result.is_error:
         return [f"{tool} returned isError: {text}"]
     data = result.structured_content or {}
-    receipt = data.get("receipt") or {}
-    _say(
-        out,
-        f"structured: result={data.get('result')} exit_code={data.get('exit_code')} "
-        f"reason_code={data.get('reason_code')}",
-    )
+    _say(out, "structured: " + _scalar_summary(data))
     if data.get("counterexample") is not None:
         _say(out, f"counterexample: {data['counterexample']}")
-    _say(
-        out,
-        f"receipt: candidate_sha256={str(receipt.get('candidate_sha256'))[:16]}... "
-        f"boundary_sha256={str(receipt.get('boundary_sha256'))[:16]}... "
-        f"z3={receipt.get('z3_version')} elapsed_ms={receipt.get('elapsed_ms')} "
-        f"decided_by={receipt.get('decided_by')}",
-    )
+    receipt = data.get("receipt")
+    if isinstance(receipt, dict):
+        _say(out, "receipt: " + _scalar_summary(receipt))
     if step.expect is not None:
         got = {key: data.get(key) for key in step.expect}
         if got != step.expect:
             _say(out, f"!! expected {step.expect}, got {got}")
             return [f"{step.title.splitlines()[0]}: expected {step.expect}, got {got}"]
     return []
+
+
+def _scalar_summary(data: dict[str, Any], limit: int = 8) -> str:
+    """The first scalar fields of a structured result, hashes shortened."""
+    parts: list[str] = []
+    for key, value in data.items():
+        if isinstance(value, dict | list):
+            continue
+        text = str(value)
+        if "\n" in text:
+            continue
+        if key.endswith("sha256") and isinstance(value, str):
+            text = value[:16] + "..."
+        elif len(text) > 80:
+            text = text[:77] + "..."
+        parts.append(f"{key}={text}")
+        if len(parts) == limit:
+            break
+    return " ".join(parts)
 
 
 def _annotation_summary(annotations: Any) -> str:

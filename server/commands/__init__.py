@@ -17,6 +17,8 @@ from typing import Any, Protocol, cast
 #: Command modules in the order ``--help`` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "server.commands.check",
+    "server.commands.assess",
+    "server.commands.explain",
     "server.commands.serve",
     "server.commands.demo",
 )

@@ -12,7 +12,11 @@ import importlib
 
 from mcp.server.mcpserver import MCPServer
 
-TOOL_MODULES: tuple[str, ...] = ("server.tools.check_boundary",)
+TOOL_MODULES: tuple[str, ...] = (
+    "server.tools.check_boundary",
+    "server.tools.assess_proposal",
+    "server.tools.explain_counterexample",
+)
 
 
 def register_tools(server: MCPServer) -> None:

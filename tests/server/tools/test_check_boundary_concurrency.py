@@ -148,7 +148,7 @@ async def test_other_requests_are_served_while_every_check_slot_is_busy(
                 catalogue = await client.read_resource("policy-prover://reference/results")
                 elapsed = time.monotonic() - began
                 tg.cancel_scope.cancel()
-    assert [t.name for t in tools.tools] == ["check_boundary"]
+    assert "check_boundary" in [t.name for t in tools.tools]
     assert catalogue.contents
     assert elapsed < 5
 

@@ -1,0 +1,287 @@
+"""``explain``: a plain explanation of a boundary-check result, with a verified fix.
+
+The pipeline: read a prior result (if any) -> a fresh boundary check -> for
+``exceeds_boundary``, find and fix every violation one by one (``fixloop``) -> verify the
+fixed candidate twice (within the boundary; within the original candidate) -> sentences.
+A fix is offered (``fixed_candidate``, ``fix_verified``) only when both checks say
+``within_boundary``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from prover.api import sha256_hex
+from prover.budget import DEFAULT_TIMEOUT_MS, Budget
+from prover.errors import PolicyLoadError
+from prover.explain.document import Data, Loaded, dump_text, load_document, read_data
+from prover.explain.fixloop import LoopResult, aligned_reference, fix_all
+from prover.explain.hints import blocker_for
+from prover.explain.measure import delete_outright, grant_units
+from prover.explain.models import (
+    Blocker,
+    CheckSummary,
+    Enumeration,
+    ExplainedResult,
+    Explanation,
+    GrantsKept,
+    InputDigests,
+    PriorResult,
+    Verification,
+)
+from prover.explain.prior import compare_prior, read_prior
+from prover.explain.proposal import explain_proposal
+from prover.explain.session import Session
+from prover.explain.text import blocker_texts, exceeds_texts, within_texts
+from prover.policy.loader import load_policy
+from prover.report import counterexample_json, counterexample_line
+from prover.results import CheckOutcome, Verdict
+
+log = logging.getLogger(__name__)
+
+
+def _data(text: str | bytes) -> Data:
+    try:
+        return read_data(text)
+    except Exception:  # unreadable input has no data to point into
+        return {}
+
+
+def _loaded(text: str | bytes) -> Loaded | None:
+    try:
+        return load_document(read_data(text))
+    except Exception:
+        return None
+
+
+def _summary(question: str, outcome: CheckOutcome, note: str | None = None) -> CheckSummary:
+    return CheckSummary(
+        question=question,
+        result=outcome.verdict.value,
+        reason_code=outcome.reason_code.value if outcome.reason_code else None,
+        reason=outcome.reason,
+        counterexample_line=counterexample_line(outcome.counterexample)
+        if outcome.counterexample is not None
+        else None,
+        note=note,
+    )
+
+
+def _explained(outcome: CheckOutcome) -> ExplainedResult:
+    return ExplainedResult(
+        result=outcome.verdict.value,
+        exit_code=outcome.exit_code,
+        reason_code=outcome.reason_code.value if outcome.reason_code else None,
+        reason=outcome.reason,
+        counterexample=counterexample_json(outcome.counterexample),
+        counterexample_line=counterexample_line(outcome.counterexample)
+        if outcome.counterexample is not None
+        else None,
+    )
+
+
+def _input_locations(candidate: str | bytes, boundary: str | bytes) -> list[str]:
+    for side, text in (("candidate", candidate), ("boundary", boundary)):
+        try:
+            load_policy(text)
+        except PolicyLoadError as exc:
+            return [f"{side}: {exc.path}"] if exc.path else []
+        except Exception:
+            return []
+    return []
+
+
+def explain(
+    candidate: str | bytes,
+    boundary: str | bytes,
+    *,
+    result: str | bytes | dict[str, Any] | None = None,
+    max_violations: int = 20,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    budget: Budget | None = None,
+) -> Explanation:
+    """Explain what the candidate allows beyond the boundary and offer a verified fix.
+
+    ``result`` is an earlier result to explain (``check_boundary`` JSON, a counterexample
+    object or an ``assess_proposal`` result); it is re-verified by a fresh check, which
+    is what gets explained. All checks share one deadline (``timeout_ms``, or ``budget``
+    to cancel from another thread).
+    """
+    if max_violations < 1:
+        raise ValueError("max_violations must be at least 1")
+    session = Session(boundary, budget or Budget(timeout_ms))
+    prior = read_prior(result)
+    first = session.check_texts(candidate, boundary, final=True)
+    cand_doc = _loaded(candidate) if first.verdict is not Verdict.ERROR else None
+    bound_doc = _loaded(boundary) if first.verdict is not Verdict.ERROR else None
+    policies = (cand_doc.policy, bound_doc.policy) if cand_doc and bound_doc else None
+    base: dict[str, Any] = {
+        "result": _explained(first),
+        "inputs": InputDigests(
+            candidate_sha256=sha256_hex(candidate), boundary_sha256=sha256_hex(boundary)
+        ),
+        "prior_result": compare_prior(prior, first, candidate, boundary, policies)
+        if prior
+        else None,
+        "proposal": explain_proposal(prior.data)
+        if prior and prior.kind == "proposal" and prior.data
+        else None,
+    }
+    explanation = _explain_verdict(
+        first, session, candidate, boundary, cand_doc, bound_doc, base, max_violations
+    )
+    note = _prior_sentence(base["prior_result"])
+    if note:
+        explanation.explanation = f"{note} {explanation.explanation}"
+    return explanation
+
+
+def _prior_sentence(prior: PriorResult | None) -> str | None:
+    if prior is None:
+        return None
+    if prior.kind == "unrecognised":
+        return f"The given result was not used: {prior.note}."
+    if prior.agrees is False:
+        return f"Note: {prior.note}."
+    return None
+
+
+def _explain_verdict(
+    first: CheckOutcome,
+    session: Session,
+    candidate: str | bytes,
+    boundary: str | bytes,
+    cand_doc: Loaded | None,
+    bound_doc: Loaded | None,
+    base: dict[str, Any],
+    max_violations: int,
+) -> Explanation:
+    if first.verdict is Verdict.WITHIN:
+        summary, paragraph = within_texts(first.decided_by)
+        return Explanation(
+            summary=summary,
+            explanation=paragraph,
+            enumeration=Enumeration(complete=True, checks_run=session.checks_run),
+            **base,
+        )
+    if first.verdict is not Verdict.EXCEEDS or cand_doc is None or bound_doc is None:
+        return _not_decided(first, candidate, boundary, session, base)
+    try:
+        loop = fix_all(session, cand_doc, bound_doc, first, max_violations)
+    except Exception as exc:  # a bug here must never turn into a claimed fix
+        log.exception("internal error while explaining")
+        loop = LoopResult(
+            doc=cand_doc,
+            outcome=first,
+            stopped_because=f"an internal error stopped the explanation ({type(exc).__name__}: "
+            f"{exc})",
+        )
+    return _exceeds(loop, session, candidate, cand_doc, base)
+
+
+def _not_decided(
+    outcome: CheckOutcome,
+    candidate: str | bytes,
+    boundary: str | bytes,
+    session: Session,
+    base: dict[str, Any],
+) -> Explanation:
+    blocker: Blocker = blocker_for(outcome, _data(candidate), _data(boundary))
+    if outcome.verdict is Verdict.ERROR:
+        blocker.locations = _input_locations(candidate, boundary)
+    summary, paragraph = blocker_texts(outcome.verdict.value, blocker)
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        blockers=[blocker],
+        enumeration=Enumeration(
+            complete=False,
+            stopped_because=f"the check returned {outcome.verdict.value}",
+            checks_run=session.checks_run,
+        ),
+        **base,
+    )
+
+
+def _exceeds(
+    loop: LoopResult,
+    session: Session,
+    candidate: str | bytes,
+    original: Loaded,
+    base: dict[str, Any],
+) -> Explanation:
+    verification: Verification | None = None
+    fixed_text: str | None = None
+    verified = False
+    stopped = loop.stopped_because
+    if loop.outcome.verdict is Verdict.WITHIN:
+        fixed_text = dump_text(loop.doc.data)
+        reference, note = aligned_reference(original.data, loop.doc.data)
+        reference_text = candidate if note is None else dump_text(reference)
+        narrowing = session.check_texts(fixed_text, reference_text, final=True)
+        verification = Verification(
+            within_boundary=_summary(
+                "fixed candidate within the boundary",
+                loop.outcome,
+                "the last re-check, on exactly the fixed_candidate text",
+            ),
+            narrows_candidate=_summary(
+                "fixed candidate within the original candidate", narrowing, note
+            ),
+        )
+        verified = narrowing.verdict is Verdict.WITHIN
+        if not verified:
+            stopped = (
+                "the fixed candidate was not proved within the original candidate "
+                f"({narrowing.verdict.value})"
+            )
+    kept = None
+    if verified:
+        deleted = load_document(delete_outright(original.data, loop.violations))
+        kept = GrantsKept(
+            before=grant_units(original.policy),
+            with_fix=grant_units(loop.doc.policy),
+            with_rule_deleted=grant_units(deleted.policy) if deleted is not None else None,
+        )
+    summary, paragraph = exceeds_texts(
+        loop.violations, loop.blockers, verified, stopped, verification, kept
+    )
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        violations=loop.violations,
+        blockers=loop.blockers,
+        grants_kept=kept,
+        fix=[edit.as_fix_op() for edit in loop.edits] if verified else [],
+        fixed_candidate=fixed_text if verified else None,
+        fix_verified=verified,
+        verification=verification,
+        enumeration=Enumeration(
+            complete=verified, stopped_because=stopped, checks_run=session.checks_run
+        ),
+        **base,
+    )
+
+
+def explain_input_error(
+    reason: str, *, candidate: str | bytes | None = None, boundary: str | bytes | None = None
+) -> Explanation:
+    """The explanation of input that could not even be read (a missing or unreadable
+    file): an ``error`` result, as ``policy-prover check`` reports it."""
+    outcome = CheckOutcome.error(reason)
+    blocker = blocker_for(outcome, {}, {})
+    summary, paragraph = blocker_texts(outcome.verdict.value, blocker)
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        result=_explained(outcome),
+        blockers=[blocker],
+        enumeration=Enumeration(
+            complete=False, stopped_because="the input could not be read", checks_run=0
+        ),
+        inputs=InputDigests(
+            candidate_sha256=sha256_hex(candidate) if candidate is not None else None,
+            boundary_sha256=sha256_hex(boundary) if boundary is not None else None,
+        ),
+    )

@@ -1,0 +1,350 @@
+"""All violations, not one: find a violation, fix it, re-check, repeat.
+
+Each round takes the check's counterexample, locates the candidate entries that grant
+it, builds fix options (narrowing first), and accepts the first option that (1) no longer
+allows the counterexample, by the concrete evaluator, and (2) is proved within the
+working candidate by the boundary check, i.e. only narrows. The re-check of the fixed
+working candidate against the boundary yields the next violation. An ``unsupported``
+result that the fixes can get past (process identities, paths or the workdir the prover
+cannot compare) is handled the same way; any other stops the rounds, as do the time
+budget and ``max_violations``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from prover.explain.closest import closest_boundary_rules, network_candidates
+from prover.explain.describe import counterexample_text
+from prover.explain.document import Data, Edit, Loaded, load_document, tree_copy
+from prover.explain.hints import blocker_for
+from prover.explain.locate import Grant, locate_grants
+from prover.explain.measure import grant_units
+from prover.explain.models import Blocker, GrantsKept, RejectedFix, Violation
+from prover.explain.network_fixes import delete_rules, network_options
+from prover.explain.options import Option, Rejection
+from prover.explain.session import Session, stopped_by_time
+from prover.explain.setting_fixes import (
+    PROCESS_FIELDS,
+    filesystem_alignment,
+    filesystem_options,
+    landlock_option,
+    process_alignment,
+    process_option,
+    workdir_alignment,
+)
+from prover.report import counterexample_json, counterexample_line
+from prover.results import (
+    CheckOutcome,
+    FilesystemCounterexample,
+    LandlockCounterexample,
+    NetworkCounterexample,
+    ProcessCounterexample,
+    ReasonCode,
+    Verdict,
+)
+from prover.witness import network_action, replays
+
+#: How many ``unsupported`` results the rounds may get past.
+MAX_ALIGNMENTS = 3
+
+
+@dataclass
+class LoopResult:
+    doc: Loaded
+    outcome: CheckOutcome
+    violations: list[Violation] = field(default_factory=list)
+    blockers: list[Blocker] = field(default_factory=list)
+    stopped_because: str | None = None
+    edits: list[Edit] = field(default_factory=list)
+
+
+def _section(data: Data, key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def aligned_reference(reference: Data, fixed: Data) -> tuple[Data, str | None]:
+    """``reference`` with the fixed candidate's process identities, and a note if any
+    differ. Identities are not ordered by the prover (any change other than to root is
+    ``unsupported``), so the narrowing check compares everything else; the identity
+    itself is then exactly the boundary's, which the boundary check proves."""
+    result: Data = tree_copy(reference)
+    changed: list[str] = []
+    fixed_process = _section(fixed, "process")
+    ref_process = _section(result, "process")
+    for name in PROCESS_FIELDS:
+        if fixed_process.get(name) != ref_process.get(name):
+            changed.append(f"process.{name}")
+            section = result.setdefault("process", {})
+            if name in fixed_process:
+                section[name] = fixed_process[name]
+            else:
+                section.pop(name, None)
+    if not changed:
+        return result, None
+    note = (
+        f"compared with the original candidate with {', '.join(changed)} set to the fixed "
+        "value: the prover cannot order process identities, so the fix sets them to exactly "
+        "the boundary's value, which the within-boundary check proves"
+    )
+    return result, note
+
+
+def _fixable(outcome: CheckOutcome) -> bool:
+    return _alignment_kind(outcome) is not None
+
+
+def _alignment_kind(outcome: CheckOutcome) -> str | None:
+    if outcome.verdict is not Verdict.UNSUPPORTED:
+        return None
+    reason = outcome.reason or ""
+    if outcome.reason_code is ReasonCode.UNSUPPORTED_POLICY_SHAPE and reason.startswith(
+        "process run_as_"
+    ):
+        return "process"
+    if outcome.reason_code is ReasonCode.UNRESOLVED_FILESYSTEM_PATH:
+        return "filesystem"
+    if outcome.reason_code is ReasonCode.UNRESOLVED_WORKDIR:
+        return "workdir" if reason.startswith("candidate") else "filesystem"
+    return None
+
+
+def _alignment(outcome: CheckOutcome, doc: Loaded, boundary: Loaded) -> Option | None:
+    kind = _alignment_kind(outcome)
+    if kind == "process":
+        return process_alignment(doc, boundary.policy)
+    if kind == "filesystem":
+        return filesystem_alignment(doc, boundary.policy)
+    if kind == "workdir":
+        return workdir_alignment(doc)
+    return None
+
+
+def _options(
+    doc: Loaded, boundary: Loaded, cex: object, grants: list[Grant]
+) -> tuple[list[Option], list[Rejection], Data | None]:
+    """Options, rejections, and the document with the granting rules deleted outright."""
+    if isinstance(cex, NetworkCounterexample):
+        action = network_action(cex)
+        candidates = network_candidates(boundary.policy, action)
+        options, rejected = network_options(doc, boundary, grants, candidates, action)
+        return options, rejected, delete_rules(doc, grants)
+    if isinstance(cex, FilesystemCounterexample):
+        options = filesystem_options(doc, boundary.policy, grants, cex)
+        return options, [], options[-1].data
+    if isinstance(cex, ProcessCounterexample):
+        return [process_option(doc, cex)], [], None
+    if isinstance(cex, LandlockCounterexample):
+        return [landlock_option(doc, cex)], [], None
+    raise TypeError(f"unknown counterexample type {type(cex).__name__}")
+
+
+def _units(data: Data) -> int | None:
+    loaded = load_document(data)
+    return None if loaded is None else grant_units(loaded.policy)
+
+
+def _ranked(
+    options: list[Option], boundary: Loaded, cex: object, rejected: list[Rejection]
+) -> list[Option]:
+    """Options that still load and no longer allow the action, keeping the most first;
+    a narrowing that keeps no more than removing comes after removing."""
+    usable: list[tuple[int, int, Option]] = []
+    for position, option in enumerate(options):
+        loaded = load_document(option.data)
+        if loaded is None:
+            rejected.append(Rejection(option.description, "the edited policy would not be valid"))
+            continue
+        if replays(loaded.policy, boundary.policy, cex):
+            rejected.append(
+                Rejection(option.description, "another entry would still allow the action")
+            )
+            continue
+        option.units = grant_units(loaded.policy)
+        usable.append((option.units, position, option))
+    removal = max((u for u, _, o in usable if o.kind == "remove"), default=-1)
+
+    def order(item: tuple[int, int, Option]) -> tuple[bool, int, int]:
+        units, position, option = item
+        # A narrowing that keeps no more than removing is tried only after removing.
+        return (option.kind == "narrow" and units <= removal, -units, position)
+
+    return [option for _, _, option in sorted(usable, key=order)]
+
+
+@dataclass
+class Step:
+    violation: Violation
+    doc: Loaded | None = None
+    outcome: CheckOutcome | None = None
+    edits: list[Edit] = field(default_factory=list)
+
+
+def _try(
+    session: Session, doc: Loaded, option: Option
+) -> tuple[Loaded | None, CheckOutcome | None, str | None]:
+    """Prove the option narrows, then re-check it against the boundary."""
+    reference, _ = aligned_reference(doc.data, option.data)
+    narrowing = session.check_narrowing(option.data, reference)
+    if narrowing.reason_code is ReasonCode.UNRESOLVED_BINARY_PATH:
+        return (
+            None,
+            narrowing,
+            "the prover cannot compare the edited candidate with the original: a binary glob "
+            "in one of them matches an exact binary of a rule on overlapping endpoints "
+            "(symlink ambiguity); use exact binaries in the candidate to allow this narrowing",
+        )
+    if narrowing.verdict is not Verdict.WITHIN:
+        detail = (
+            counterexample_line(narrowing.counterexample)
+            if narrowing.counterexample
+            else (narrowing.reason or "")
+        )
+        return (
+            None,
+            narrowing,
+            f"not proved to only narrow the candidate ({narrowing.verdict.value}: {detail})",
+        )
+    loaded = load_document(option.data)
+    assert loaded is not None
+    return loaded, session.check_against_boundary(option.data), None
+
+
+def fix_violation(session: Session, doc: Loaded, boundary: Loaded, cex: object) -> Step:
+    grants = locate_grants(doc, cex)
+    options, rejected, deleted = _options(doc, boundary, cex, grants)
+    ranked = _ranked(options, boundary, cex, rejected)
+    before = grant_units(doc.policy)
+    chosen: Option | None = None
+    found: tuple[Loaded, CheckOutcome] | None = None
+    for position, option in enumerate(ranked):
+        if not session.step_time_left():
+            break
+        loaded, outcome, problem = _try(session, doc, option)
+        if problem is not None:
+            rejected.append(Rejection(option.description, problem))
+            if outcome is not None and stopped_by_time(outcome):
+                break
+            continue
+        assert outcome is not None
+        last = position == len(ranked) - 1
+        if (
+            outcome.verdict in (Verdict.UNSUPPORTED, Verdict.INCONCLUSIVE)
+            and not stopped_by_time(outcome)
+            and not _fixable(outcome)
+            and not last
+        ):
+            rejected.append(
+                Rejection(
+                    option.description,
+                    f"the result would be {outcome.verdict.value}: {outcome.reason}",
+                )
+            )
+            continue
+        assert loaded is not None
+        chosen, found = option, (loaded, outcome)
+        break
+    violation = _violation(doc, boundary, cex, grants, chosen, rejected, before, deleted)
+    if found is None:
+        return Step(violation=violation)
+    assert chosen is not None
+    return Step(violation=violation, doc=found[0], outcome=found[1], edits=chosen.edits)
+
+
+def _violation(
+    doc: Loaded,
+    boundary: Loaded,
+    cex: object,
+    grants: list[Grant],
+    chosen: Option | None,
+    rejected: list[Rejection],
+    before: int,
+    deleted: Data | None,
+) -> Violation:
+    data = counterexample_json(cex)
+    assert data is not None
+    kept = None
+    if chosen is not None:
+        kept = GrantsKept(
+            before=before,
+            with_fix=chosen.units,
+            with_rule_deleted=_units(deleted) if deleted is not None else None,
+        )
+    return Violation(
+        counterexample=data,
+        counterexample_line=counterexample_line(cex),
+        description=counterexample_text(cex),
+        granted_by=[g.ref for g in grants],
+        closest_boundary_rules=closest_boundary_rules(boundary.policy, cex),
+        fix=[e.as_fix_op() for e in chosen.edits] if chosen else [],
+        fix_kind=chosen.kind if chosen else "none",
+        fix_description=chosen.description if chosen else "no verified fix was found",
+        grants_kept=kept,
+        rejected_fixes=[RejectedFix(description=r.description, reason=r.reason) for r in rejected],
+    )
+
+
+def fix_all(
+    session: Session,
+    original: Loaded,
+    boundary: Loaded,
+    first: CheckOutcome,
+    max_violations: int,
+) -> LoopResult:
+    """Fix every violation found, re-checking after each fix."""
+    state = LoopResult(doc=original, outcome=first)
+    alignments = 0
+    while state.outcome.verdict is not Verdict.WITHIN:
+        outcome = state.outcome
+        if outcome.verdict is Verdict.EXCEEDS:
+            if len(state.violations) >= max_violations:
+                state.stopped_because = (
+                    f"stopped after max_violations={max_violations}; more violations remain"
+                )
+                break
+            step = fix_violation(session, state.doc, boundary, outcome.counterexample)
+            state.violations.append(step.violation)
+            if step.doc is None or step.outcome is None:
+                state.stopped_because = (
+                    "the time budget ran out while fixing a violation; raise the timeout"
+                    if session.time_ran_out
+                    else f"no verified fix was found for violation {len(state.violations)}"
+                )
+                break
+            state.doc, state.outcome = step.doc, step.outcome
+            state.edits.extend(step.edits)
+            continue
+        if not _align(session, state, boundary, alignments):
+            break
+        alignments += 1
+    return state
+
+
+def _align(session: Session, state: LoopResult, boundary: Loaded, done: int) -> bool:
+    """Get past an ``unsupported`` result if a verified edit can; record it either way."""
+    outcome = state.outcome
+    blocker = blocker_for(outcome, state.doc.data, boundary.data)
+    option = _alignment(outcome, state.doc, boundary) if done < MAX_ALIGNMENTS else None
+    if stopped_by_time(outcome):
+        state.blockers.append(blocker)
+        state.stopped_because = "the time budget ran out; raise the timeout"
+        return False
+    if option is None or not session.step_time_left():
+        state.blockers.append(blocker)
+        state.stopped_because = (
+            f"the partly fixed candidate is {outcome.verdict.value}: {outcome.reason}"
+        )
+        return False
+    loaded, next_outcome, problem = _try(session, state.doc, option)
+    if problem is not None or loaded is None or next_outcome is None:
+        state.blockers.append(blocker)
+        state.stopped_because = f"could not get past {outcome.reason_code}: {problem}"
+        return False
+    blocker.fix = [e.as_fix_op() for e in option.edits]
+    blocker.fix_description = option.description
+    state.blockers.append(blocker)
+    state.doc, state.outcome = loaded, next_outcome
+    state.edits.extend(option.edits)
+    return True

@@ -1,0 +1,160 @@
+"""Which candidate entries grant a violating action, found with the concrete evaluator.
+
+A network action is granted by every (rule, endpoint, allow rule) whose allow part
+matches it (``prover.concrete.granting_entries``); the fix must take the action away from
+all of them. A filesystem access is granted by every entry equal to the path, or ``/``.
+Process and Landlock violations are single settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prover.concrete import binary_matches, granting_entries
+from prover.concrete.filesystem import path_is_covered
+from prover.explain.describe import endpoint_text, http_rule_text
+from prover.explain.document import Loaded, get_at
+from prover.explain.models import GrantRef
+from prover.model import NetworkAction, Rule
+from prover.policy.paths import Location, render_path
+from prover.results import (
+    FilesystemCounterexample,
+    LandlockCounterexample,
+    NetworkCounterexample,
+    ProcessCounterexample,
+)
+from prover.witness import network_action
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A granting entry with its location in the document."""
+
+    location: Location
+    ref: GrantRef
+    rule_key: str | None = None
+    endpoint_index: int | None = None
+    allow_rule_index: int | None = None
+    fs_list: str | None = None
+    fs_index: int | None = None
+
+
+def endpoint_location(rule_key: str, index: int) -> Location:
+    return ("network_policies", rule_key, "endpoints", index)
+
+
+def rule_by_key(doc: Loaded, key: str) -> Rule:
+    return next(rule for rule in doc.policy.rules if rule.key == key)
+
+
+def matched_binary(rule: Rule, action: NetworkAction) -> tuple[int, str] | None:
+    """The first rule binary that matches the action's binary or ancestor (identity on)."""
+    if not action.binary_identity_required:
+        return None
+    names = [b for b in (action.binary, action.ancestor_binary) if b is not None]
+    for index, glob in enumerate(rule.binaries):
+        if any(binary_matches(glob, name) for name in names):
+            return index, glob
+    return None
+
+
+def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
+    grants: list[Grant] = []
+    for entry in granting_entries(doc.policy, action):
+        rule = rule_by_key(doc, entry.rule_key)
+        endpoint = rule.endpoints[entry.endpoint_index]
+        base = endpoint_location(entry.rule_key, entry.endpoint_index)
+        if entry.allow_rule_index is not None:
+            location: Location = (*base, "rules", entry.allow_rule_index)
+            what = f"allow rule {http_rule_text(endpoint.allow_rules[entry.allow_rule_index])}"
+        elif endpoint.layer == "rest":
+            location = (*base, "access")
+            what = f"access preset {endpoint.access}"
+        else:
+            location = (*base, "host")
+            what = "L4 endpoint (any request, any protocol)"
+        binary = matched_binary(rule, action)
+        binary_location = (
+            ("network_policies", rule.key, "binaries", binary[0], "path") if binary else None
+        )
+        summary = (
+            f"rule '{rule.key}' endpoint {entry.endpoint_index} ({endpoint_text(endpoint)}): {what}"
+        )
+        if binary:
+            summary += f", for binary {binary[1]}"
+        grants.append(
+            Grant(
+                location=location,
+                rule_key=entry.rule_key,
+                endpoint_index=entry.endpoint_index,
+                allow_rule_index=entry.allow_rule_index,
+                ref=GrantRef(
+                    path=render_path(location),
+                    summary=summary,
+                    rule_key=entry.rule_key,
+                    endpoint_index=entry.endpoint_index,
+                    allow_rule_index=entry.allow_rule_index,
+                    binary=binary[1] if binary else None,
+                    binary_path=render_path(binary_location) if binary_location else None,
+                    value=get_at(doc.data, location),
+                ),
+            )
+        )
+    return grants
+
+
+def filesystem_grants(doc: Loaded, cex: FilesystemCounterexample) -> list[Grant]:
+    lists = ("read_write",) if cex.access == "write" else ("read_only", "read_write")
+    grants: list[Grant] = []
+    fs = doc.policy.filesystem
+    for name in lists:
+        for index, entry in enumerate(getattr(fs, name)):
+            if not path_is_covered(cex.path, (entry,)):
+                continue
+            location: Location = ("filesystem_policy", name, index)
+            grants.append(
+                Grant(
+                    location=location,
+                    fs_list=name,
+                    fs_index=index,
+                    ref=GrantRef(
+                        path=render_path(location),
+                        summary=f"filesystem_policy.{name}[{index}] = '{entry}'",
+                        value=get_at(doc.data, location),
+                    ),
+                )
+            )
+    return grants
+
+
+def setting_grant(location: Location, value: str, summary: str) -> Grant:
+    return Grant(
+        location=location, ref=GrantRef(path=render_path(location), summary=summary, value=value)
+    )
+
+
+def locate_grants(doc: Loaded, cex: object) -> list[Grant]:
+    """Every candidate entry that grants the counterexample's action."""
+    if isinstance(cex, NetworkCounterexample):
+        return network_grants(doc, network_action(cex))
+    if isinstance(cex, FilesystemCounterexample):
+        return filesystem_grants(doc, cex)
+    if isinstance(cex, ProcessCounterexample):
+        return [
+            setting_grant(
+                ("process", cex.field),
+                cex.candidate,
+                f"process.{cex.field} = '{cex.candidate}'"
+                + ("" if cex.candidate == "root" else " (root)"),
+            )
+        ]
+    if isinstance(cex, LandlockCounterexample):
+        section = doc.data.get("landlock")
+        written = section.get("compatibility") if isinstance(section, dict) else None
+        summary = (
+            f"landlock.compatibility = '{written}'"
+            if written
+            else "landlock.compatibility not set (best_effort by default)"
+        )
+        return [setting_grant(("landlock", "compatibility"), cex.candidate, summary)]
+    raise TypeError(f"unknown counterexample type {type(cex).__name__}")

@@ -1,0 +1,176 @@
+"""Fix options for filesystem, process and Landlock violations, and the edits that get
+past the ``unsupported`` results a fix can meet on its way (process identities that the
+prover cannot order, filesystem paths it cannot compare, an unresolved workdir).
+"""
+
+from __future__ import annotations
+
+from prover.concrete import IdentityChange, compare_identity
+from prover.concrete.filesystem import path_is_covered, readable_paths
+from prover.explain.document import Data, Edit, Loaded, get_at, remove_value, set_value, tree_copy
+from prover.explain.locate import Grant
+from prover.explain.options import Option
+from prover.model import Policy
+from prover.results import (
+    FilesystemCounterexample,
+    LandlockCounterexample,
+    ProcessCounterexample,
+)
+
+PROCESS_FIELDS = ("run_as_user", "run_as_group")
+
+
+def _move_to_read_only(data: Data, index: int, edits: list[Edit]) -> None:
+    value = get_at(data, ("filesystem_policy", "read_write", index))
+    remove_value(data, ("filesystem_policy", "read_write", index), edits)
+    section = data["filesystem_policy"]
+    read_only = section.get("read_only")
+    if read_only is None:
+        set_value(data, ("filesystem_policy", "read_only"), [value], edits)
+    elif value not in read_only:
+        edit = Edit("add", ("filesystem_policy", "read_only", len(read_only)), new=value)
+        read_only.append(value)
+        edits.append(edit)
+
+
+def _filesystem_edits(
+    doc: Loaded, boundary: Policy, grants: list[Grant], narrow: bool
+) -> tuple[Data, list[Edit], bool]:
+    """Remove the granting entries, or (``narrow``) move read-write entries the boundary
+    reads to read_only. Returns the document, the edits and whether anything moved."""
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    moved = False
+    readable = readable_paths(boundary)
+    ordered = sorted(grants, key=lambda g: (g.fs_list or "", -(g.fs_index or 0)))
+    for grant in ordered:
+        assert grant.fs_list is not None and grant.fs_index is not None
+        entry = get_at(data, grant.location)
+        if narrow and grant.fs_list == "read_write" and path_is_covered(entry, readable):
+            _move_to_read_only(data, grant.fs_index, edits)
+            moved = True
+        else:
+            remove_value(data, grant.location, edits)
+    return data, edits, moved
+
+
+def filesystem_options(
+    doc: Loaded, boundary: Policy, grants: list[Grant], cex: FilesystemCounterexample
+) -> list[Option]:
+    options: list[Option] = []
+    if cex.access == "write":
+        data, edits, moved = _filesystem_edits(doc, boundary, grants, narrow=True)
+        if moved:
+            options.append(
+                Option("narrow", f"make {cex.path} read-only, as the boundary has it", edits, data)
+            )
+    data, edits, _ = _filesystem_edits(doc, boundary, grants, narrow=False)
+    options.append(Option("remove", f"remove {cex.path} from the candidate", edits, data))
+    return options
+
+
+def process_option(doc: Loaded, cex: ProcessCounterexample) -> Option:
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    set_value(data, ("process", cex.field), cex.boundary, edits)
+    return Option(
+        "narrow",
+        f"run as the boundary's {cex.field} '{cex.boundary}' instead of root",
+        edits,
+        data,
+    )
+
+
+def landlock_option(doc: Loaded, cex: LandlockCounterexample) -> Option:
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    set_value(data, ("landlock", "compatibility"), cex.boundary, edits)
+    return Option(
+        "narrow", f"require Landlock (compatibility: {cex.boundary}) like the boundary", edits, data
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Blockers met on the way
+
+
+def process_alignment(doc: Loaded, boundary: Policy) -> Option | None:
+    """Set every process identity the prover cannot compare to the boundary's value."""
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    for field in PROCESS_FIELDS:
+        ours, theirs = getattr(doc.policy, field), getattr(boundary, field)
+        if compare_identity(theirs, ours) is not IdentityChange.UNRESOLVED:
+            continue
+        if theirs:
+            set_value(data, ("process", field), theirs, edits)
+        else:
+            remove_value(data, ("process", field), edits)
+    if not edits:
+        return None
+    return Option(
+        "align",
+        "use exactly the boundary's process identity (the prover cannot compare identities "
+        "that differ)",
+        edits,
+        data,
+    )
+
+
+def filesystem_alignment(doc: Loaded, boundary: Policy) -> Option | None:
+    """Drop (or make read-only) every candidate path the boundary does not list exactly."""
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    section = data.get("filesystem_policy")
+    if not isinstance(section, dict):
+        return None
+    writes = boundary.filesystem.read_write
+    reads = boundary.filesystem.read_only + writes
+    dropped: list[str] = []
+    demoted: list[str] = []
+    # read_only first: moving a read_write entry appends to read_only.
+    for index in reversed(range(len(section.get("read_only") or []))):
+        path = doc.policy.filesystem.read_only[index]
+        if not path_is_covered(path, reads):
+            remove_value(data, ("filesystem_policy", "read_only", index), edits)
+            dropped.append(path)
+    for index in reversed(range(len(section.get("read_write") or []))):
+        path = doc.policy.filesystem.read_write[index]
+        if path_is_covered(path, writes):
+            continue
+        if path_is_covered(path, reads):
+            _move_to_read_only(data, index, edits)
+            demoted.append(path)
+        else:
+            remove_value(data, ("filesystem_policy", "read_write", index), edits)
+            dropped.append(path)
+    if not edits:
+        return None
+    parts = []
+    if demoted:
+        listed = ", ".join(sorted(set(demoted)))
+        parts.append(f"make {listed} read-only (the boundary lists it for reading only)")
+    if dropped:
+        listed = ", ".join(sorted(set(dropped)))
+        parts.append(f"drop {listed}, which the boundary does not list exactly")
+    return Option(
+        "align",
+        " and ".join(parts) + "; the prover compares filesystem paths exactly",
+        edits,
+        data,
+    )
+
+
+def workdir_alignment(doc: Loaded) -> Option | None:
+    """Stop including the image's working directory (an unresolved path)."""
+    if not doc.policy.filesystem.include_workdir:
+        return None
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    set_value(data, ("filesystem_policy", "include_workdir"), False, edits)
+    return Option(
+        "align",
+        "stop including the image's working directory, which the prover cannot resolve",
+        edits,
+        data,
+    )

@@ -1,0 +1,178 @@
+"""The ``explain_counterexample`` tool: the CLI's ``explain --output json`` over MCP.
+
+The explanation runs its boundary checks in a worker thread through
+:func:`prover.runner.run_in_worker`, under the process-wide limit on concurrent checks and
+one deadline for the whole explanation; a client's cancellation interrupts Z3. A fix is
+only ever returned when the prover proved it; a failure of the server itself is an
+``isError`` result, never a verdict.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from prover.explain.models import Explanation
+from server.tools.check_boundary import internal_error
+
+log = logging.getLogger(__name__)
+
+NAME = "explain_counterexample"
+TITLE = "Explain a check result and propose a verified fix"
+DEFAULT_TIMEOUT_MS = 10_000
+MAX_TIMEOUT_MS = 120_000
+MAX_VIOLATIONS = 100
+
+PROGRESS_AFTER_S = 0.5
+PROGRESS_EVERY_S = 1.0
+
+DESCRIPTION = """\
+Explain why a candidate OpenShell sandbox policy does or does not stay within a boundary \
+policy, and get a fix the prover has already re-checked.
+
+Call it after check_boundary returns anything but within_boundary (pass that JSON as \
+`result` to have it re-verified), or directly with the two policy texts. It runs the \
+boundary check itself; the fresh result is what it explains.
+
+Read `result.result`, then:
+- exceeds_boundary: `violations` lists every distinct action the candidate allows and the \
+boundary refuses (up to max_violations), each with `granted_by` (the candidate entries \
+and field paths responsible), `closest_boundary_rules` (the boundary entries that come \
+closest, with every dimension they fail on: host, port, binary, identity_mode, layer, \
+method, path, query, destination_ip, deny_rule, filesystem_access, process_field, \
+landlock) and its `fix` (field-path edits; narrowing is preferred to deleting). When \
+`fix_verified` is true, `fixed_candidate` is the whole fixed policy: the prover proved it \
+within the boundary AND within the original candidate (the fix only narrows). Use it, or \
+apply `fix` (all edits, in order), then call check_boundary on the result. When \
+`fix_verified` is false, no fix is offered: read `explanation`, `blockers` and \
+`enumeration.stopped_because`.
+- unsupported / inconclusive: `blockers[0]` says what the reason means and gives concrete \
+`rewrite_hints` and `locations` (field paths) so that the prover can decide. Never treat \
+these results as a pass.
+- within_boundary: nothing to fix; coverage lists the modeled domains. It does not mean \
+the policy is minimal or safe for the task.
+- error: a policy text is invalid; `blockers[0].locations` points at the field.
+
+Also accepts an assess_proposal result as `result`: `proposal` then explains each finding \
+category and what to change. Pass full policy texts (YAML or JSON with `version: 1`), not \
+file paths.\
+"""
+
+ANNOTATIONS = ToolAnnotations(
+    title=TITLE,
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+
+
+async def explain_counterexample(
+    candidate: Annotated[
+        str,
+        Field(description="The policy to explain: complete policy text, YAML or JSON."),
+    ],
+    boundary: Annotated[
+        str,
+        Field(
+            description="The most access the candidate may have: complete policy text, "
+            "YAML or JSON."
+        ),
+    ],
+    ctx: Context,
+    result: Annotated[
+        str | dict[str, Any] | None,
+        Field(
+            description="Optional: an earlier check_boundary result (or its counterexample, "
+            "or an assess_proposal result), as JSON text or as an object. It is re-verified."
+        ),
+    ] = None,
+    max_violations: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_VIOLATIONS,
+            description="Find and fix at most this many violations (1 to 100).",
+        ),
+    ] = 20,
+    timeout_ms: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_TIMEOUT_MS,
+            description="Time limit of the whole explanation in milliseconds (1 to 120000).",
+        ),
+    ] = DEFAULT_TIMEOUT_MS,
+) -> Annotated[CallToolResult, Explanation]:
+    from prover import runner
+    from prover.budget import Budget
+    from prover.explain import explain, render_text
+
+    failure: Exception | None = None
+    explanation: Explanation | None = None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_report_progress, ctx, timeout_ms)
+        try:
+            explanation = await runner.run_in_worker(
+                lambda budget: explain(
+                    candidate,
+                    boundary,
+                    result=result,
+                    max_violations=max_violations,
+                    budget=budget,
+                ),
+                Budget(timeout_ms),
+            )
+        except Exception as exc:  # kept as a value: an isError result, not a crash
+            failure = exc
+        finally:
+            tg.cancel_scope.cancel()
+    if failure is None and explanation is not None:
+        try:
+            document = explanation.model_dump(mode="json")
+            text = render_text(explanation)
+        except Exception as exc:
+            failure = exc
+    if failure is not None or explanation is None:
+        error = failure or RuntimeError("no explanation was produced")
+        log.error("explain_counterexample failed inside the server", exc_info=error)
+        return internal_error(error)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=document
+    )
+
+
+async def _report_progress(ctx: Context, timeout_ms: int) -> None:
+    """Tell a client that asked for progress that a long explanation is still running."""
+    started = time.monotonic()
+    await anyio.sleep(PROGRESS_AFTER_S)
+    while True:
+        elapsed_ms = (time.monotonic() - started) * 1000.0
+        try:
+            await ctx.report_progress(
+                min(elapsed_ms, float(timeout_ms)),
+                float(timeout_ms),
+                f"explaining: {elapsed_ms / 1000.0:.1f} s of at most {timeout_ms / 1000.0:.1f} s",
+            )
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception:  # progress is best effort
+            log.debug("could not send a progress notification", exc_info=True)
+            return
+        await anyio.sleep(PROGRESS_EVERY_S)
+
+
+def register(server: MCPServer) -> None:
+    server.add_tool(
+        explain_counterexample,
+        name=NAME,
+        title=TITLE,
+        description=DESCRIPTION,
+        annotations=ANNOTATIONS,
+    )

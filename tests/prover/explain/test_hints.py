@@ -1,0 +1,118 @@
+"""Meanings and rewrite hints for results the prover could not decide."""
+
+from __future__ import annotations
+
+import pytest
+
+from prover.explain import explain
+from prover.explain.hints import blocker_for
+from prover.explain.shape_hints import shape_hints
+from prover.results import CheckOutcome, ReasonCode
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (ReasonCode.SOLVER_TIMEOUT, "--timeout"),
+        (ReasonCode.SOLVER_UNKNOWN, "split"),
+        (ReasonCode.INVALID_WITNESS, "report"),
+        (ReasonCode.CANCELLED, "again"),
+    ],
+)
+def test_each_inconclusive_reason_code_has_a_hint(code: ReasonCode, words: str) -> None:
+    blocker = blocker_for(CheckOutcome.inconclusive(code, "x"), {}, {})
+
+    assert blocker.reason_code == code.value
+    assert blocker.meaning
+    assert any(words in hint for hint in blocker.rewrite_hints)
+
+
+@pytest.mark.parametrize(
+    ("detail", "words"),
+    [
+        ("uses protocol 'graphql'; only L4 TCP and REST are modeled", "protocol: rest"),
+        ("uses REST without enforced inspection", "enforcement: enforce"),
+        ("has no unambiguous host and port", "exactly one of port or ports"),
+        ("uses an IP-literal shape outside the DNS host model", "allowed_ips"),
+        ("mixes REST controls into L4 authority", "protocol: rest"),
+        ("has an unsupported REST allow shape", "exactly one of access"),
+        ("uses an unsupported REST deny rule", "whole '*'"),
+        ("uses authority outside the initial model", "remove the fields"),
+        (
+            "has allowed_ips entry '0.0.0.0/0' overlapping a runtime always-blocked range",
+            "0.0.0.0/0",
+        ),
+        ("uses an IP literal with explicit TCP semantics", "protocol unset"),
+        ("endpoint host contains a non-ASCII literal", "ASCII"),
+    ],
+)
+def test_each_rule_shape_reason_has_its_own_rewrite(detail: str, words: str) -> None:
+    hints = shape_hints("candidate", "r", detail)
+
+    assert any(words in hint for hint in hints), hints
+    assert all("rule 'r' of the candidate" in hint for hint in hints[:1])
+
+
+@pytest.mark.parametrize(
+    ("detail", "words"),
+    [
+        (
+            "has overlapping endpoints with different allowed_ips; runtime first-endpoint "
+            "selection is not modeled",
+            "same allowed_ips",
+        ),
+        (
+            "has overlapping exact and wildcard endpoints with different implicit destination "
+            "IP modes",
+            "same allowed_ips",
+        ),
+        (
+            "contains overlapping L4 and REST endpoints whose inspection selection is not modeled",
+            "all REST",
+        ),
+    ],
+)
+def test_overlap_reasons_say_how_to_split_or_align_the_endpoints(detail: str, words: str) -> None:
+    hints = shape_hints("boundary", None, detail)
+
+    assert any(words in hint and "the boundary" in hint for hint in hints)
+
+
+def test_an_unsupported_protocol_is_located_in_the_policy() -> None:
+    candidate = """\
+version: 1
+network_policies:
+  g:
+    endpoints:
+      - { host: a.example.com, port: 443 }
+      - { host: b.example.com, port: 443, protocol: websocket, enforcement: enforce, access: full }
+    binaries: [{ path: /usr/bin/curl }]
+"""
+    explanation = explain(candidate, "version: 1\n")
+
+    blocker = explanation.blockers[0]
+    assert blocker.locations == ["candidate: network_policies.g.endpoints[1].protocol"]
+    assert "websocket" in blocker.rewrite_hints[0]
+
+
+def test_a_process_identity_change_asks_for_the_boundarys_exact_value() -> None:
+    explanation = explain(
+        "version: 1\nprocess: {run_as_user: '1600'}\n",
+        "version: 1\nprocess: {run_as_user: '1500'}\n",
+    )
+
+    blocker = explanation.blockers[0]
+    assert "process.run_as_user: '1500'" in blocker.rewrite_hints[0]
+    assert "accounts" in blocker.meaning
+    assert not explanation.fix_verified and explanation.fixed_candidate is None
+
+
+def test_a_resource_limit_names_the_metric_and_by_how_much() -> None:
+    outcome = CheckOutcome.inconclusive(
+        ReasonCode.RESOURCE_LIMIT,
+        "containment model exceeds resource limit (endpoints=4100, limit=4096)",
+    )
+
+    blocker = blocker_for(outcome, {}, {})
+
+    assert "reduce endpoints by at least 4" in blocker.rewrite_hints[0]

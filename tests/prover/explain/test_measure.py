@@ -1,0 +1,70 @@
+"""Grant units, the measure that compares a fix with deleting outright."""
+
+from __future__ import annotations
+
+import pytest
+
+from prover.explain.measure import grant_units
+from prover.policy.loader import load_policy
+from prover.policy.normalize import normalize
+
+REST = "protocol: rest, enforcement: enforce"
+
+
+def _units(text: str) -> int:
+    return grant_units(normalize(load_policy(text)))
+
+
+def _network(endpoint: str, binaries: str = "[{ path: /usr/bin/curl }]") -> str:
+    return (
+        "version: 1\nfilesystem_policy: {}\nnetwork_policies:\n  n:\n"
+        f"    endpoints: [{endpoint}]\n    binaries: {binaries}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "units"),
+    [
+        pytest.param(_network("{ host: a.example.com, port: 443 }"), 1, id="l4-endpoint"),
+        pytest.param(_network("{ host: a.example.com, ports: [443, 80] }"), 2, id="per-port"),
+        pytest.param(
+            _network("{ host: a.example.com, port: 443 }", "[{ path: /a }, { path: /b }]"),
+            2,
+            id="per-binary",
+        ),
+        pytest.param(
+            _network("{ host: a.example.com, port: 443 }", "[]"), 1, id="no-binaries-count-once"
+        ),
+        pytest.param(
+            _network(f"{{ host: a.example.com, port: 443, {REST}, access: read-only }}"),
+            1,
+            id="preset-is-one-entry",
+        ),
+        pytest.param(
+            _network(
+                f"{{ host: a.example.com, port: 443, {REST}, rules: "
+                "[{ allow: { method: GET } }, { allow: { method: POST, path: /x } }] }"
+            ),
+            2,
+            id="per-allow-rule",
+        ),
+        pytest.param(
+            _network(
+                f"{{ host: a.example.com, port: 443, {REST}, access: full,"
+                " deny_rules: [{ method: '*', path: /** }] }"
+            ),
+            0,
+            id="fully-denied-entries-count-zero",
+        ),
+        pytest.param(
+            "version: 1\nfilesystem_policy: {read_only: [/a, /b], read_write: [/c]}\n",
+            4,
+            id="filesystem-read-one-write-two",
+        ),
+        pytest.param(
+            "version: 1\nprocess: {run_as_user: sandbox}\n", 0, id="settings-are-not-grants"
+        ),
+    ],
+)
+def test_grant_units(text: str, units: int) -> None:
+    assert _units(text) == units

@@ -1,0 +1,153 @@
+"""The ``explain_counterexample`` tool through the SDK's in-memory ``Client``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from server.app import create_server
+from server.cli import main
+from server.demo import server_parameters
+from tests.prover.explain.pairs import BOUNDARY, THREE_VIOLATIONS
+from tests.support import boundary_cases
+
+pytestmark = pytest.mark.anyio
+
+NAME = "explain_counterexample"
+CASE_IDS = [
+    "rest-boundary-does-not-contain-l4",
+    "proc-unresolved-user-does-not-mask-landlock",
+    "docs-graphql-protocol-unsupported",
+    "docs-fs-readonly-subset-within",
+    "resource-1025-rules-inconclusive",
+    "parse-unknown-top-level-field-error",
+]
+
+
+def _case(case_id: str) -> dict[str, Any]:
+    return next(c for c in boundary_cases() if c["id"] == case_id)
+
+
+def _cli_json(
+    candidate: str, boundary: str, directory: Path, capsys: pytest.CaptureFixture[str]
+) -> Any:
+    (directory / "c.yaml").write_text(candidate, encoding="utf-8")
+    (directory / "b.yaml").write_text(boundary, encoding="utf-8")
+    main(
+        [
+            "explain",
+            str(directory / "c.yaml"),
+            "--boundary",
+            str(directory / "b.yaml"),
+            "-o",
+            "json",
+        ]
+    )
+    return json.loads(capsys.readouterr().out)
+
+
+async def test_the_tool_is_listed_read_only_with_input_and_output_schemas() -> None:
+    async with Client(create_server()) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    tool = tools[NAME]
+    properties = tool.input_schema["properties"]
+    assert list(properties) == ["candidate", "boundary", "result", "max_violations", "timeout_ms"]
+    assert sorted(tool.input_schema["required"]) == ["boundary", "candidate"]
+    assert properties["max_violations"]["default"] == 20
+    assert properties["timeout_ms"]["default"] == 10_000
+    assert tool.output_schema is not None
+    for key in (
+        "summary",
+        "explanation",
+        "violations",
+        "fixed_candidate",
+        "fix_verified",
+        "verification",
+    ):
+        assert key in tool.output_schema["properties"]
+    annotations = tool.annotations
+    assert annotations is not None
+    assert annotations.read_only_hint is True and annotations.destructive_hint is False
+    assert "fix_verified" in (tool.description or "")
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
+async def test_the_tool_answers_the_same_as_the_cli(
+    case_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _case(case_id)
+    cli = _cli_json(case["candidate"], case["boundary"], tmp_path, capsys)
+    async with Client(create_server()) as client:
+        result = await client.call_tool(
+            NAME, {"candidate": case["candidate"], "boundary": case["boundary"]}
+        )
+    assert result.is_error is False
+    assert result.structured_content == cli
+    assert cli["result"]["result"] == case["expect"]["result"]
+
+
+async def test_the_tool_answers_the_same_as_the_cli_over_stdio(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli = _cli_json(THREE_VIOLATIONS, BOUNDARY, tmp_path, capsys)
+    async with Client(server_parameters()) as client:
+        result = await client.call_tool(NAME, {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY})
+    assert result.is_error is False
+    assert result.structured_content == cli
+
+
+async def test_several_violations_and_the_text_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli = _cli_json(THREE_VIOLATIONS, BOUNDARY, tmp_path, capsys)
+    async with Client(create_server()) as client:
+        result = await client.call_tool(NAME, {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY})
+    structured = result.structured_content
+    assert structured == cli
+    assert structured is not None and len(structured["violations"]) == 3
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith("result: exceeds_boundary\n")
+    assert "fix verified: yes" in text
+
+
+@pytest.mark.parametrize("as_text", [True, False])
+async def test_a_result_argument_is_re_verified(as_text: bool) -> None:
+    wrong: Any = {"result": "within_boundary", "reason_code": None}
+    if as_text:
+        wrong = json.dumps(wrong)
+    async with Client(create_server()) as client:
+        result = await client.call_tool(
+            NAME, {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY, "result": wrong}
+        )
+    structured = result.structured_content
+    assert structured is not None
+    assert structured["prior_result"]["agrees"] is False
+
+
+@pytest.mark.parametrize(
+    "arguments", [{"max_violations": 0}, {"max_violations": 101}, {"timeout_ms": 0}]
+)
+async def test_out_of_range_arguments_are_refused(arguments: dict[str, int]) -> None:
+    async with Client(create_server()) as client:
+        result = await client.call_tool(
+            NAME, {"candidate": "version: 1", "boundary": "version: 1", **arguments}
+        )
+    assert result.is_error is True
+    assert result.structured_content is None
+
+
+async def test_an_internal_failure_is_an_is_error_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("explainer is gone")
+
+    monkeypatch.setattr("prover.explain.explain", broken)
+    async with Client(create_server()) as client:
+        result = await client.call_tool(NAME, {"candidate": "version: 1", "boundary": "version: 1"})
+    assert result.is_error is True
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "RuntimeError: explainer is gone" in text
+    assert "NOT verified" in text
