@@ -45,15 +45,26 @@ def _rule_covered(bound: HttpRule, cand: HttpRule) -> bool:
 
 
 def _endpoint_covered(bound: Endpoint, cand: Endpoint) -> bool:
-    if bound.layer != "rest" or cand.layer != "rest":
+    """Does ``bound`` allow every action ``cand`` allows, whatever the rest of the policy?
+
+    Equal host patterns and equal ``allowed_ips`` give the two endpoints the same
+    destination-address rule. An L4 boundary endpoint allows every layer, so it covers
+    an L4 or REST candidate endpoint on those terms (our extension of the reference's
+    REST-only shortcut; it keeps ordinary L4 policies out of Z3).
+    """
+    if bound.host != cand.host or bound.allowed_ips_raw != cand.allowed_ips_raw:
+        return False
+    if not set(cand.ports) <= set(bound.ports) or bound.explicit_tcp != cand.explicit_tcp:
+        return False
+    if bound.layer == "l4":
+        return True
+    if cand.layer != "rest":
         return False
     if bound.access is not None or cand.access is not None:
         return False
     if bound.deny_rules or cand.deny_rules:
         return False
-    if bound.host != cand.host or bound.path != cand.path:
-        return False
-    if bound.allowed_ips_raw != cand.allowed_ips_raw or not set(cand.ports) <= set(bound.ports):
+    if bound.path != cand.path:
         return False
     return all(
         any(_rule_covered(b, c) for b in bound.allow_rules) for c in cand.allow_rules if c.method
