@@ -29,7 +29,7 @@ class BoundaryCheck:
 
 
 def sha256_hex(text: str | bytes) -> str:
-    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     return hashlib.sha256(data).hexdigest()
 
 

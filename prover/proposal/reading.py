@@ -77,7 +77,7 @@ def read_document(data: str | bytes, what: str) -> Any:
     if stripped.startswith(("{", "[")):
         try:
             return json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             pass  # flow-style YAML also starts with a bracket; let YAML decide
     try:
         documents = list(yaml.load_all(text, Loader=_StrictLoader))
@@ -90,6 +90,8 @@ def read_document(data: str | bytes, what: str) -> Any:
         raise ProposalError(f"{what}: invalid YAML: {error}") from None
     except RecursionError:
         raise ProposalError(f"{what}: document is nested too deeply") from None
+    except ValueError as error:  # e.g. an integer longer than Python converts
+        raise ProposalError(f"{what}: {error}") from None
     if len(documents) > 1:
         raise ProposalError(f"{what}: expected one YAML document, found {len(documents)}")
     return documents[0] if documents else None
