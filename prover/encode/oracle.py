@@ -1,0 +1,174 @@
+"""Which combinations of string-atom values a real string can realise, one field at a
+time (the theory side of the lazy string search, see :mod:`prover.encode.strings`).
+
+For a field and a truth value for each of its atoms, the question is whether some
+string of the field's domain (spec §9.1) lies in the intersection of the atoms' languages
+(or their complements). Z3 answers that in about a millisecond as *one* membership of
+an intersection regex. A length bound makes the same question much slower, so the
+lengths of the domain are checked on the answer and only added when the answer is too
+long. When no string exists, the combination is shrunk (deletion-based: drop each atom
+whose removal keeps it impossible) so that the learned clause blocks many models at
+once.
+
+``canonical=True`` also requires a canonical witness value (see :mod:`prover.encode.pins`):
+then "impossible" only means "no readable witness", which callers must keep apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import z3
+
+from prover.encode.action import (
+    DOMAIN_LENGTHS,
+    SymbolicAction,
+    WitnessDecodeError,
+    domain_regexes,
+    exact_string,
+    string_subject,
+    string_value,
+)
+from prover.encode.logic import make_solver
+from prover.encode.pins import PIN_LENGTHS, pin_regexes
+from prover.encode.strings import StringAtoms
+from prover.encode.terms import AtomKey
+
+CheckFn = Callable[[z3.Solver, list[z3.BoolRef], bool], z3.CheckSatResult]
+"""``check(solver, assumptions, short)``: a budgeted check that raises instead of
+returning ``unknown`` (never read as "impossible": that would be unsound)."""
+
+Literal = tuple[AtomKey, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """These atom values cannot all hold for one string of the field."""
+
+    literals: tuple[Literal, ...]
+
+
+class StringOracle:
+    """Decides, per field, whether atom values are realisable, and finds a value."""
+
+    def __init__(self, action: SymbolicAction, atoms: StringAtoms, check: CheckFn) -> None:
+        self.action = action
+        self.atoms = atoms
+        self.ctx = action.ctx
+        self._check = check
+        self._solver = make_solver(self.ctx)
+        self._domain = domain_regexes(action)
+        self._pins = pin_regexes(action)
+        self._short = False
+
+    def _limit(self, field: str, canonical: bool) -> int | None:
+        limits = [DOMAIN_LENGTHS.get(field)]
+        if canonical:
+            limits.append(PIN_LENGTHS.get(field))
+        present = [limit for limit in limits if limit is not None]
+        return min(present) if present else None
+
+    def _regexes(self, field: str, literals: list[Literal], canonical: bool) -> list[z3.ReRef]:
+        regexes = [self._domain[field]] if field in self._domain else []
+        if canonical:
+            regexes.append(self._pins[field])
+        for key, holds in literals:
+            regex = self.atoms.regex(key)
+            regexes.append(regex if holds else z3.Complement(regex))
+        return regexes
+
+    def _holds(self, field: str, literals: list[Literal], canonical: bool, value: str) -> bool:
+        """Whether ``value`` satisfies everything (decided by Z3 on a constant)."""
+        term = string_subject(self.action, field)
+        regexes = self._regexes(field, literals, canonical)
+        limit = self._limit(field, canonical)
+        if limit is not None and len(value) > limit:
+            return False
+        constant = string_value(value, self.ctx)
+        if constant is None:
+            return False
+        if not regexes:
+            return True
+        member = z3.InRe(constant, _intersect(regexes))
+        result = z3.simplify(member)
+        if z3.is_true(result) or z3.is_false(result):
+            return z3.is_true(result)
+        fixed = term == constant
+        return self._run([z3.InRe(term, _intersect(regexes)), fixed]) == z3.sat
+
+    def _run(self, constraints: list[z3.BoolRef]) -> z3.CheckSatResult:
+        self._solver.push()
+        try:
+            self._solver.add(*constraints)
+            return self._check(self._solver, [], self._short)
+        finally:
+            self._solver.pop()
+
+    def _model_of(self, constraints: list[z3.BoolRef]) -> z3.ModelRef | None:
+        """A model of ``constraints``, or ``None`` when Z3 proves there is none."""
+        self._solver.push()
+        try:
+            self._solver.add(*constraints)
+            if self._check(self._solver, [], self._short) != z3.sat:
+                return None
+            return self._solver.model()
+        finally:
+            self._solver.pop()
+
+    def _realise(self, field: str, literals: list[Literal], canonical: bool) -> z3.ModelRef | None:
+        """A model with a string for ``field`` in every language (and within the length
+        bound), or ``None`` when no such string exists. Decided by ``sat``/``unsat``
+        alone, never by whether the string can be printed."""
+        term = string_subject(self.action, field)
+        regexes = self._regexes(field, literals, canonical)
+        membership = [z3.InRe(term, _intersect(regexes))] if regexes else []
+        model = self._model_of(membership)
+        limit = self._limit(field, canonical)
+        if model is None or limit is None:
+            return model
+        length = model.eval(z3.Length(term), model_completion=True)
+        if isinstance(length, z3.IntNumRef) and length.as_long() <= limit:
+            return model
+        # Only strings above the length bound came out: ask again with the bound.
+        return self._model_of([*membership, z3.Length(term) <= limit])
+
+    def solve(
+        self,
+        field: str,
+        literals: list[Literal],
+        *,
+        canonical: bool,
+        short: bool = False,
+        prefer: Sequence[str] = (),
+    ) -> str | Conflict | None:
+        """Whether some string of ``field`` gives every atom its value in ``literals``:
+        the (shrunk) :class:`Conflict` when none does; else the string, or ``None`` when
+        it cannot be read back exactly (possible only with ``canonical=False``: canonical
+        strings are printable ASCII). ``short`` limits each check's time."""
+        self._short = short
+        for value in prefer:
+            if self._holds(field, literals, canonical, value):
+                return value
+        model = self._realise(field, literals, canonical)
+        if model is None:
+            return Conflict(tuple(self._shrink(field, literals, canonical)))
+        try:
+            return exact_string(model, string_subject(self.action, field))
+        except WitnessDecodeError:
+            return None
+
+    def _possible(self, field: str, literals: list[Literal], canonical: bool) -> bool:
+        return self._realise(field, literals, canonical) is not None
+
+    def _shrink(self, field: str, literals: list[Literal], canonical: bool) -> list[Literal]:
+        kept = list(literals)
+        for literal in list(literals):
+            trial = [other for other in kept if other != literal]
+            if not self._possible(field, trial, canonical):
+                kept = trial
+        return kept
+
+
+def _intersect(regexes: list[z3.ReRef]) -> z3.ReRef:
+    return regexes[0] if len(regexes) == 1 else z3.Intersect(*regexes)

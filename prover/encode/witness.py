@@ -1,0 +1,134 @@
+"""A readable, canonical witness for a slice known to exceed (spec §9.8 step 3).
+
+Runs the lazy string search in *canonical* mode (every string must be canonical, see
+:mod:`prover.encode.pins`) inside a solver scope of its own, steered by preferences
+taken as assumptions: string fields in the same atom cells as values built from the
+candidate's own patterns (wildcards filled with ``a``, as the concrete probes do), the
+ancestor binary like the binary, no trusted gateway, an IPv4 address, ``8.8.8.8``, the
+granting endpoint's layer. All preferences at once first (a short attempt); otherwise
+none, with the whole remaining budget, then greedily one at a time (short attempts).
+``None`` means that no canonical witness exists in this slice; the caller never reads
+it as containment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import z3
+
+from prover.encode.action import SymbolicAction
+from prover.encode.logic import SolverGaveUp
+from prover.encode.preferences import scalar_preferences, string_exemplars
+from prover.encode.search import Found, LazySearch
+from prover.encode.strings import StringAtoms
+from prover.encode.terms import AtomKey
+from prover.model import Endpoint, Rule
+
+EXEMPLAR_CELLS = 3
+
+
+def string_fields(action: SymbolicAction) -> list[str]:
+    fields = ["host", "method", "path"]
+    return [*fields, "binary", "ancestor"] if action.identity else fields
+
+
+class WitnessSearch:
+    def __init__(self, action: SymbolicAction, atoms: StringAtoms, search: LazySearch) -> None:
+        self.action = action
+        self.atoms = atoms
+        self.search = search
+        self.ctx = action.ctx
+
+    def find(
+        self, atom_keys: frozenset[AtomKey], granting: list[tuple[Rule, Endpoint]]
+    ) -> Found | None:
+        exemplars = string_exemplars(granting)
+        wanted = self._preferences(atom_keys, exemplars, granting)
+        solver = self.search.solver
+        solver.push()
+        try:
+            found = self._attempt(atom_keys, wanted, exemplars)
+            if found is not None:
+                return found
+            # The deciding attempt: no preference, the whole remaining budget.
+            found = self._attempt(atom_keys, [], exemplars, short=False)
+            if found is None:
+                return None
+            kept: list[z3.BoolRef] = []
+            for preference in wanted:
+                better = self._attempt(atom_keys, [*kept, preference], exemplars)
+                if better is not None:
+                    kept.append(preference)
+                    found = better
+            return found
+        finally:
+            solver.pop()
+
+    def _attempt(
+        self,
+        atom_keys: frozenset[AtomKey],
+        assumptions: list[z3.BoolRef],
+        exemplars: dict[str, list[str]],
+        *,
+        short: bool = True,
+    ) -> Found | None:
+        """A canonical realisable model under ``assumptions``. A short attempt that Z3
+        gives up on counts as failed; a long one raises."""
+        fields = string_fields(self.action)
+        try:
+            found = self.search.run(
+                atom_keys,
+                fields=fields,
+                assumptions=assumptions,
+                canonical=True,
+                short=short,
+                prefer=exemplars,
+            )
+        except SolverGaveUp:
+            if not short:
+                raise
+            return None
+        if found is not None and not all(field in found.strings for field in fields):
+            return None  # a string that cannot be read back: not a usable witness
+        return found
+
+    # -- preferences -------------------------------------------------------------------
+    def _cell(self, keys: Sequence[AtomKey], value: str) -> z3.BoolRef | None:
+        """The atoms of ``keys`` take the values they have for the string ``value``."""
+        parts: list[z3.BoolRef] = []
+        for key in keys:
+            holds = self.atoms.holds_for(key, value)
+            variable = self.atoms.variable(key)
+            parts.append(variable if holds else z3.Not(variable))
+        return z3.And(*parts) if parts else None
+
+    def _preferences(
+        self,
+        atom_keys: Iterable[AtomKey],
+        exemplars: dict[str, list[str]],
+        granting: list[tuple[Rule, Endpoint]],
+    ) -> list[z3.BoolRef]:
+        by_field: dict[str, list[AtomKey]] = {}
+        for key in sorted(atom_keys):
+            by_field.setdefault(key[0], []).append(key)
+
+        def cells(field: str) -> z3.BoolRef | None:
+            options = [self._cell(by_field.get(field, []), v) for v in exemplars[field]]
+            present = [c for c in options[:EXEMPLAR_CELLS] if c is not None]
+            return z3.Or(*present) if present else None
+
+        out: list[z3.BoolRef | None] = []
+        if self.action.identity:
+            out.append(cells("binary"))
+            same = [
+                self.atoms.variable(key) == self.atoms.variable(("ancestor", *key[1:]))
+                for key in by_field.get("binary", [])
+                if ("ancestor", *key[1:]) in set(by_field.get("ancestor", []))
+            ]
+            out.append(z3.And(*same) if same else None)
+        out.append(cells("host"))
+        out.extend(scalar_preferences(self.action, granting))
+        out.append(cells("method"))
+        out.append(cells("path"))
+        return [p for p in out if p is not None]
