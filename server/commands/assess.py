@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Any
 
-from server.durations import DurationError, parse_duration_ms
+from server.commands.options import add_output_option, add_timeout_option
 from server.interrupt import EXIT_INTERRUPTED, call_cancellable
 from server.output import render_json, write
 from server.policy_files import PolicyFileError, read_policy_file
@@ -78,28 +78,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default="agent_authored",
         help="who wrote the proposal (default: agent_authored)",
     )
-    parser.add_argument(
-        "--timeout",
-        metavar="N(ms|s|m)",
-        type=_timeout_argument,
-        default="10s",
-        help="time limit of the boundary checks, e.g. 500ms, 10s, 2m (default: 10s)",
-    )
-    parser.add_argument(
-        "-o",
-        "--output",
-        choices=("text", "json"),
-        default="text",
-        help="output format (default: text)",
-    )
+    add_timeout_option(parser, "the boundary checks")
+    add_output_option(parser)
     parser.set_defaults(run=run)
-
-
-def _timeout_argument(text: str) -> int:
-    try:
-        return parse_duration_ms(text)
-    except DurationError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def role_of(message: str) -> str | None:

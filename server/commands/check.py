@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from server.durations import DurationError, parse_duration_ms
+from server.commands.options import add_output_option, add_timeout_option
 from server.interrupt import call_cancellable
 from server.output import render_json, write
 from server.policy_files import PolicyFileError, read_policy_file
@@ -40,28 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         required=True,
         help="boundary policy file: the most access the candidate may have",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        choices=("text", "json"),
-        default="text",
-        help="output format (default: text)",
-    )
-    parser.add_argument(
-        "--timeout",
-        metavar="N(ms|s|m)",
-        type=_timeout_argument,
-        default="10s",
-        help="time limit of the check, e.g. 500ms, 10s, 2m (default: 10s)",
-    )
+    add_output_option(parser)
+    add_timeout_option(parser, "the check")
     parser.set_defaults(run=run)
-
-
-def _timeout_argument(text: str) -> int:
-    try:
-        return parse_duration_ms(text)
-    except DurationError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def run(args: argparse.Namespace) -> int:

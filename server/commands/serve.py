@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from server.cache import CACHE_SIZE_ENV, parse_cache_size, set_cache_size
 from server.http_security import ALLOWED_HOSTS_ENV, TOKEN_ENV, is_loopback, parse_host_list
 from server.output import write
 
@@ -53,6 +54,14 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="checks run at once in this process (default: the CPU count)",
     )
     parser.add_argument(
+        "--cache-size",
+        type=_cache_size,
+        default=None,
+        metavar="N",
+        help="check_boundary results kept for identical repeated checks (default: "
+        f"{CACHE_SIZE_ENV} or 256; 0 disables the cache)",
+    )
+    parser.add_argument(
         "--log-level",
         choices=LOG_LEVELS,
         default=None,
@@ -81,6 +90,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _cache_size(text: str) -> int:
+    try:
+        return parse_cache_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid cache size '{text}' (a number >= 0)") from None
+
+
 def run(args: argparse.Namespace) -> int:
     token = (os.environ.get(TOKEN_ENV) or "").strip() or None
     http = args.transport != "stdio"
@@ -100,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_concurrent_checks is not None:
         set_concurrency_limit(args.max_concurrent_checks)
+    if args.cache_size is not None:
+        set_cache_size(args.cache_size)
     server = create_server()
     if not http:
         run_stdio(server)
