@@ -20,6 +20,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from prover.report import boundary_report, boundary_text
+from server.cache import attach_cache, cache_for_request, cache_key_async
 from server.models import BoundaryCheckResult
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,16 @@ async def check_boundary(
 ) -> Annotated[CallToolResult, BoundaryCheckResult]:
     from prover import runner
 
+    cache = cache_for_request(ctx)
+    key = None if cache is None else await cache_key_async(candidate, boundary, timeout_ms)
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            log.info("check_boundary answered from the result cache (key %s)", key[:16])
+            return CallToolResult(
+                content=[TextContent(type="text", text=hit.text)],
+                structured_content=hit.document,
+            )
     failure: Exception | None = None
     async with anyio.create_task_group() as tg:
         tg.start_soon(_report_progress, ctx, timeout_ms)
@@ -117,6 +128,8 @@ async def check_boundary(
     if failure is not None:
         log.error("check_boundary failed inside the server", exc_info=failure)
         return internal_error(failure)
+    if cache is not None and key is not None:
+        cache.put(key, text, document)
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=document
     )
@@ -160,6 +173,7 @@ async def _report_progress(ctx: Context, timeout_ms: int) -> None:
 
 
 def register(server: MCPServer) -> None:
+    attach_cache(server)
     server.add_tool(
         check_boundary,
         name=NAME,
