@@ -1,0 +1,1 @@
+"""Deadlines and load: concurrent clients against a real streamable-HTTP server."""

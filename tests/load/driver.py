@@ -1,0 +1,238 @@
+"""Async clients that load a streamable-HTTP server, probe it, and abandon calls.
+
+Every client is a real ``mcp.Client`` on the server's URL (its own HTTP connection pool).
+A call counts as *lost* when it raises or gets no answer within its deadline plus
+:data:`LOST_AFTER_S`; lateness is the latency minus the call's own ``timeout_ms``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import httpx2
+from mcp import Client
+
+from tests.load.server_process import ServerProcess
+from tests.load.workload import TRIVIAL, Call
+
+#: A call not answered this long after its deadline is lost (the client gives up).
+LOST_AFTER_S = 60.0
+
+
+@dataclass
+class Record:
+    kind: str
+    timeout_ms: int
+    latency_s: float
+    outcome: str  # the result value, "isError", or "lost: <why>"
+
+    @property
+    def lateness_s(self) -> float:
+        return self.latency_s - self.timeout_ms / 1000.0
+
+    @property
+    def lost(self) -> bool:
+        return self.outcome.startswith("lost")
+
+
+def percentiles(values: Sequence[float]) -> dict[str, float]:
+    """p50, p95, p99 and max in milliseconds (nearest rank)."""
+    if not values:
+        return {}
+    ordered = sorted(values)
+
+    def rank(fraction: float) -> float:
+        index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+        return round(ordered[index] * 1000.0, 1)
+
+    return {
+        "count": len(ordered),
+        "p50_ms": rank(0.50),
+        "p95_ms": rank(0.95),
+        "p99_ms": rank(0.99),
+        "max_ms": round(ordered[-1] * 1000.0, 1),
+        "mean_ms": round(statistics.fmean(ordered) * 1000.0, 1),
+    }
+
+
+async def timed_call(client: Client, call: Call) -> Record:
+    started = time.monotonic()
+    try:
+        with anyio.fail_after(call.timeout_ms / 1000.0 + LOST_AFTER_S):
+            result = await client.call_tool("check_boundary", call.arguments)
+        document = result.structured_content or {}
+        outcome = "isError" if result.is_error else str(document.get("result"))
+    except Exception as exc:
+        outcome = f"lost: {type(exc).__name__}: {exc}"[:200]
+    return Record(call.kind, call.timeout_ms, time.monotonic() - started, outcome)
+
+
+async def run_client(url: str, calls: Sequence[Call], records: list[Record]) -> None:
+    """One MCP client making ``calls`` one after another."""
+    made = 0
+    try:
+        async with Client(url) as client:
+            for call in calls:
+                records.append(await timed_call(client, call))
+                made += 1
+    except Exception as exc:  # the session itself failed: every call not made is lost
+        for call in calls[made:]:
+            records.append(Record(call.kind, call.timeout_ms, 0.0, f"lost: session: {exc}"[:200]))
+
+
+@dataclass
+class Probes:
+    """Latencies of /health and of trivial calls made while the load runs."""
+
+    health_s: list[float] = field(default_factory=list)
+    tools_list_s: list[float] = field(default_factory=list)
+    trivial_check_s: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    rss_kib: list[int] = field(default_factory=list)
+
+
+async def _probe_health(server: ServerProcess, probes: Probes, every_s: float) -> None:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        while True:
+            started = time.monotonic()
+            try:
+                response = await http.get(f"{server.base}/health")
+                response.raise_for_status()
+                probes.health_s.append(time.monotonic() - started)
+            except Exception as exc:
+                probes.failures.append(f"health: {type(exc).__name__}: {exc}"[:200])
+            await anyio.sleep(every_s)
+
+
+async def _probe_calls(server: ServerProcess, probes: Probes, every_s: float) -> None:
+    trivial = Call("trivial", *TRIVIAL, 5000)
+    async with Client(server.url) as client:
+        while True:
+            started = time.monotonic()
+            try:
+                with anyio.fail_after(30):
+                    await client.list_tools()
+                probes.tools_list_s.append(time.monotonic() - started)
+            except Exception as exc:
+                probes.failures.append(f"tools/list: {type(exc).__name__}: {exc}"[:200])
+            record = await timed_call(client, trivial)
+            if record.outcome == "within_boundary":
+                probes.trivial_check_s.append(record.latency_s)
+            else:
+                probes.failures.append(f"trivial check: {record.outcome}")
+            await anyio.sleep(every_s)
+
+
+async def _sample_memory(server: ServerProcess, probes: Probes, every_s: float) -> None:
+    while True:
+        probes.rss_kib.append(server.rss_kib())
+        await anyio.sleep(every_s)
+
+
+async def run_load(
+    server: ServerProcess,
+    plan: Sequence[Sequence[Call]],
+    probe_every_s: float = 0.1,
+    records: list[Record] | None = None,
+) -> tuple[list[Record], Probes, float]:
+    """Run every client of ``plan`` at once, with probes; (records, probes, wall seconds).
+
+    Pass ``records`` to watch the calls being answered while the load runs.
+    """
+    records = [] if records is None else records
+    probes = Probes()
+    started = time.monotonic()
+    async with anyio.create_task_group() as background:
+        background.start_soon(_probe_health, server, probes, probe_every_s)
+        background.start_soon(_probe_calls, server, probes, probe_every_s * 2.5)
+        background.start_soon(_sample_memory, server, probes, probe_every_s)
+        async with anyio.create_task_group() as clients:
+            for calls in plan:
+                clients.start_soon(run_client, server.url, calls, records)
+        wall = time.monotonic() - started
+        background.cancel_scope.cancel()
+    return records, probes, wall
+
+
+def summarize(records: Sequence[Record], planned: int) -> dict[str, Any]:
+    """No call lost, lateness, latency percentiles and the mix of results, per kind."""
+    summary: dict[str, Any] = {
+        "planned": planned,
+        "answered": sum(1 for r in records if not r.lost),
+        "lost": sum(1 for r in records if r.lost) + max(0, planned - len(records)),
+        "max_lateness_ms": round(max((r.lateness_s for r in records), default=0.0) * 1000, 1),
+    }
+    for kind in sorted({r.kind for r in records}):
+        group = [r for r in records if r.kind == kind]
+        outcomes: dict[str, int] = {}
+        for record in group:
+            outcomes[record.outcome] = outcomes.get(record.outcome, 0) + 1
+        summary[kind] = {
+            "calls": len(group),
+            "latency": percentiles([r.latency_s for r in group]),
+            "max_lateness_ms": round(max(r.lateness_s for r in group) * 1000, 1),
+            "outcomes": dict(sorted(outcomes.items(), key=lambda item: -item[1])),
+        }
+    return summary
+
+
+async def _abandoned(url: str, call: Call) -> None:
+    async with Client(url) as client:
+        await client.call_tool("check_boundary", call.arguments)
+
+
+def _cpu_rate(server: ServerProcess, seconds: float) -> float:
+    """CPU seconds per second the server used over the next ``seconds`` (blocking)."""
+    before, started = server.cpu_seconds(), time.monotonic()
+    time.sleep(seconds)
+    return (server.cpu_seconds() - before) / (time.monotonic() - started)
+
+
+async def abandon_slow_calls(
+    server: ServerProcess, slow: tuple[str, str], count: int, run_for_s: float = 1.5
+) -> dict[str, Any]:
+    """Start ``count`` slow checks, drop their clients mid-check, and watch the server.
+
+    Returns the server's CPU rate while they ran and after they were abandoned, how long
+    until its CPU went quiet, which threads still burned CPU a second later, and the
+    latency of the next check (a new text, so the cache cannot answer it).
+    """
+    call = Call("slow", slow[0], slow[1], 30_000)
+    async with anyio.create_task_group() as group:
+        for _ in range(count):
+            group.start_soon(_abandoned, server.url, call)
+        await anyio.sleep(run_for_s - 0.5)
+        busy = await anyio.to_thread.run_sync(_cpu_rate, server, 0.5)
+        group.cancel_scope.cancel()
+    abandoned = time.monotonic()
+    quiet_after_s = None
+    while time.monotonic() - abandoned < 10.0:
+        if await anyio.to_thread.run_sync(_cpu_rate, server, 0.1) < 0.15:
+            quiet_after_s = time.monotonic() - abandoned
+            break
+    threads_before = server.thread_cpu_seconds()
+    after = await anyio.to_thread.run_sync(_cpu_rate, server, 1.0)
+    threads_after = server.thread_cpu_seconds()
+    burning = sorted(
+        tid
+        for tid, seconds in threads_after.items()
+        if seconds - threads_before.get(tid, 0.0) > 0.05
+    )
+    unique = Call("trivial", f"version: 1\n# after abandoning {time.time_ns()}\n", TRIVIAL[1], 5000)
+    async with Client(server.url) as client:
+        record = await timed_call(client, unique)
+    return {
+        "abandoned_calls": count,
+        "cpu_rate_while_running": round(busy, 2),
+        "cpu_quiet_after_ms": None if quiet_after_s is None else round(quiet_after_s * 1000),
+        "cpu_rate_next_second": round(after, 3),
+        "threads_still_burning": len(burning),
+        "next_call_ms": round(record.latency_s * 1000, 1),
+        "next_call_result": record.outcome,
+    }

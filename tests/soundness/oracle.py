@@ -1,0 +1,171 @@
+"""Judge one boundary-check outcome against the concrete evaluator.
+
+* ``exceeds_boundary``: the counterexample must replay (candidate allows, boundary
+  refuses) and name a real escalation for the process and Landlock domains;
+* ``within_boundary``: every sampled action the candidate allows (network and
+  filesystem) must be allowed by the boundary, and the process identities and Landlock
+  setting must be the same or stronger, as spec §6-§8 require;
+* ``inconclusive`` because of an internal error or an undecodable witness, and ``error``
+  on a generated (valid) policy, are bugs too, though not unsound ones.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from prover.concrete import allows
+from prover.concrete.canonical import (
+    is_canonical_binary,
+    is_canonical_host,
+    is_canonical_rest_path,
+    is_http_token,
+)
+from prover.concrete.execution import IdentityChange, compare_identity, landlock_weakened
+from prover.model import Policy
+from prover.policy.loader import load_policy
+from prover.policy.normalize import normalize
+from prover.results import (
+    CheckOutcome,
+    LandlockCounterexample,
+    NetworkCounterexample,
+    ProcessCounterexample,
+    ReasonCode,
+    Verdict,
+)
+from prover.witness import WORKDIR, network_action, replays
+from tests.soundness.actions import filesystem_actions, network_actions
+
+#: Findings that mean a verdict authorised something it must not have.
+UNSOUND: frozenset[str] = frozenset(
+    {"unsound_within", "replay_failure", "self_exceeds", "removal_exceeds", "foreign_within"}
+)
+#: Findings that are bugs without being unsound.
+BUGS: frozenset[str] = frozenset(
+    {"crash", "invalid_witness", "rejected_input", "non_canonical_witness"}
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation, with everything needed to reproduce it."""
+
+    kind: str
+    detail: str
+    candidate: str
+    boundary: str
+
+    @property
+    def unsound(self) -> bool:
+        return self.kind in UNSOUND
+
+    @property
+    def failing(self) -> bool:
+        return self.kind in UNSOUND or self.kind in BUGS
+
+    def render(self) -> str:
+        return (
+            f"[{self.kind}] {self.detail}\n"
+            f"--- candidate ---\n{self.candidate.rstrip()}\n"
+            f"--- boundary ---\n{self.boundary.rstrip()}\n"
+        )
+
+
+def load(text: str) -> Policy:
+    return normalize(load_policy(text))
+
+
+def _witness_problem(cex: NetworkCounterexample) -> str | None:
+    if not cex.binary_identity_required and (cex.binary or cex.ancestor_binary):
+        return "identity-off witness names a binary"
+    if cex.binary_identity_required and not (
+        cex.binary is not None
+        and cex.ancestor_binary is not None
+        and is_canonical_binary(cex.binary)
+        and is_canonical_binary(cex.ancestor_binary)
+    ):
+        return "identity-on witness without canonical binaries"
+    if not is_canonical_host(cex.host):
+        return f"non-canonical host {cex.host!r}"
+    if cex.protocol == "rest" and not (
+        cex.method is not None
+        and is_http_token(cex.method)
+        and cex.path is not None
+        and is_canonical_rest_path(cex.path)
+    ):
+        return f"non-canonical REST request {cex.method!r} {cex.path!r}"
+    return None
+
+
+def judge_exceeds(candidate: Policy, boundary: Policy, outcome: CheckOutcome) -> tuple[str, str]:
+    """``("", "")`` when the counterexample is genuine, else (kind, detail)."""
+    cex = outcome.counterexample
+    if cex is None:
+        return "replay_failure", "exceeds_boundary without a counterexample"
+    if not replays(candidate, boundary, cex):
+        return "replay_failure", f"counterexample does not replay: {cex.model_dump()}"
+    if isinstance(cex, ProcessCounterexample):
+        b, c = getattr(boundary, cex.field), getattr(candidate, cex.field)
+        if compare_identity(b, c) is not IdentityChange.ESCALATES_TO_ROOT:
+            return "replay_failure", f"process counterexample is not an escalation: {cex}"
+    if isinstance(cex, LandlockCounterexample) and not landlock_weakened(boundary, candidate):
+        return "replay_failure", f"landlock counterexample is not a weakening: {cex}"
+    if isinstance(cex, NetworkCounterexample):
+        problem = _witness_problem(cex)
+        if problem:
+            return "non_canonical_witness", f"{problem}: {network_action(cex)}"
+    return "", ""
+
+
+def judge_within(
+    candidate: Policy, boundary: Policy, rng: random.Random, tries: int
+) -> tuple[str, int]:
+    """The first sampled fact the boundary refuses (as text), and how many were checked."""
+    for field in ("run_as_user", "run_as_group"):
+        b, c = getattr(boundary, field), getattr(candidate, field)
+        if compare_identity(b, c) is not IdentityChange.SAME:
+            return f"process {field} boundary={b!r} candidate={c!r}", 0
+    if landlock_weakened(boundary, candidate):
+        return "landlock weakened", 0
+    checked = 0
+    for fs_action in filesystem_actions(candidate):
+        checked += 1
+        if not allows(boundary, fs_action, workdir=WORKDIR):
+            return f"filesystem {fs_action}", checked
+    for action in network_actions(candidate, boundary, rng, tries=tries):
+        checked += 1
+        if not allows(boundary, action):
+            return f"network {action}", checked
+    return "", checked
+
+
+def judge(
+    candidate_text: str,
+    boundary_text: str,
+    outcome: CheckOutcome,
+    rng: random.Random,
+    *,
+    tries: int = 240,
+) -> tuple[list[Finding], int]:
+    """Findings for one outcome, and the number of concrete facts checked."""
+
+    def finding(kind: str, detail: str) -> list[Finding]:
+        return [Finding(kind, detail, candidate_text, boundary_text)]
+
+    verdict, code = outcome.verdict, outcome.reason_code
+    if verdict is Verdict.ERROR:
+        return finding("rejected_input", outcome.reason or ""), 0
+    if verdict is Verdict.INCONCLUSIVE:
+        if code is ReasonCode.INVALID_WITNESS:
+            return finding("invalid_witness", outcome.reason or ""), 0
+        if (outcome.reason or "").startswith("internal error"):
+            return finding("crash", outcome.reason or ""), 0
+        return [], 0
+    if verdict is Verdict.UNSUPPORTED:
+        return [], 0
+    candidate, boundary = load(candidate_text), load(boundary_text)
+    if verdict is Verdict.EXCEEDS:
+        kind, detail = judge_exceeds(candidate, boundary, outcome)
+        return (finding(kind, detail) if kind else []), 1
+    detail, checked = judge_within(candidate, boundary, rng, tries)
+    return (finding("unsound_within", detail) if detail else []), checked

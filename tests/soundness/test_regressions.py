@@ -1,0 +1,193 @@
+"""Minimal regression pairs from the soundness campaign (shrunk from generated pairs).
+
+Each case names the campaign pair it was shrunk from (``--seed S --start I --pairs 1``
+rebuilds it) and a concrete action the candidate allows and the boundary refuses. The
+right verdict is ``exceeds_boundary`` with a counterexample that replays.
+
+When found, the star-segment cases were *unsound* ``within_boundary`` verdicts: the
+string oracle read a model value it could not decode (Z3 chose a NUL character for a ``*``
+segment) as "no string exists" and learned that as a fact. The selector cases were
+``invalid_witness`` (no readable witness found for an obvious exceed). A case that is
+still open carries a strict ``xfail`` naming the bug (``open_bug``); fixing the prover
+turns it into an XPASS failure, the signal to drop the marker.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+import pytest
+
+from prover.api import check_boundary
+from prover.concrete import allows
+from prover.model import NetworkAction
+from prover.results import Verdict
+from prover.witness import replays
+from tests.soundness.oracle import load
+
+EMPTY = "version: 1\n"
+
+
+def rest_policy(host: str, ports: str, method: str, path: str, selector: str = "") -> str:
+    selector_line = f"\n        path: '{selector}'" if selector else ""
+    return f"""version: 1
+network_policies:
+  r:
+    endpoints:
+      - host: '{host}'
+        ports: {ports}
+        protocol: rest
+        enforcement: enforce{selector_line}
+        rules:
+          - allow: {{method: {method}, path: '{path}'}}
+"""
+
+
+def get(host: str, port: int, path: str, ip: str = "8.8.8.8") -> NetworkAction:
+    return NetworkAction(
+        host=host,
+        port=port,
+        destination_ip=ipaddress.ip_address(ip),
+        protocol="rest",
+        method="GET",
+        path=path,
+    )
+
+
+@dataclass(frozen=True)
+class Regression:
+    name: str
+    origin: str
+    candidate: str
+    boundary: str
+    action: NetworkAction
+    open_bug: str = ""
+
+
+CASES: tuple[Regression, ...] = (
+    Regression(
+        "a star segment before a literal is wider than one instance of it",
+        "seed 2, shrunk by hand from pair 1684",
+        rest_policy("a.com", "[443]", "GET", "/*/x"),
+        rest_policy("a.com", "[443]", "GET", "/a/x"),
+        get("a.com", 443, "/b/x"),
+    ),
+    Regression(
+        "two star segments are wider than a literal segment then a star",
+        "seed 2, shrunk by hand from pair 1684",
+        rest_policy("a.com", "[443]", "GET", "/*/*"),
+        rest_policy("a.com", "[443]", "GET", "/a/*"),
+        get("a.com", 443, "/b/c"),
+    ),
+    Regression(
+        "a REST endpoint whose first port is a control port exceeds an empty boundary",
+        "seed 2, pair 1684 shrunk automatically, then by hand",
+        rest_policy("host.openshell.internal", "[2379, 5432]", "PUT", "/repos/*/*/issues"),
+        EMPTY,
+        NetworkAction(
+            host="host.openshell.internal",
+            port=5432,
+            destination_ip=ipaddress.ip_address("8.8.8.8"),
+            protocol="rest",
+            method="PUT",
+            path="/repos/a/b/issues",
+        ),
+    ),
+    Regression(
+        "an IPv4-literal REST endpoint with star segments exceeds an empty boundary",
+        "seed 1, pair 1063 shrunk automatically",
+        rest_policy("203.0.113.7", "[443]", "PURGE", "/repos/*/*/issues"),
+        EMPTY,
+        NetworkAction(
+            host="203.0.113.7",
+            port=443,
+            destination_ip=ipaddress.ip_address("203.0.113.7"),
+            protocol="rest",
+            method="PURGE",
+            path="/repos/a/b/issues",
+        ),
+    ),
+    Regression(
+        "a binary added to a rule with star segments exceeds in identity mode",
+        "seed 1, pair 5313 shrunk automatically",
+        rest_policy("**.internal", "[443]", "PURGE", "/repos/*/*/issues")
+        + "    binaries: [{path: /usr/bin/python3}, {path: /usr/bin/gh}]\n",
+        rest_policy("**.internal", "[443]", "PURGE", "/**")
+        + "    binaries: [{path: /usr/bin/python3}]\n",
+        NetworkAction(
+            host="deep.api.internal",
+            port=443,
+            destination_ip=ipaddress.ip_address("8.8.8.8"),
+            protocol="rest",
+            method="PURGE",
+            path="/repos/a/b/issues",
+            binary="/usr/bin/gh",
+            ancestor_binary="/usr/bin/gh",
+            binary_identity_required=True,
+        ),
+    ),
+    Regression(
+        "any path is wider than the root path",
+        "seed 1, shrunk by hand from pair 9539 (after the fix, so not confirmed minimal)",
+        rest_policy("registry.npmjs.org", "[8080]", "DELETE", "**"),
+        rest_policy("registry.npmjs.org", "[8080]", "DELETE", "/"),
+        NetworkAction(
+            host="registry.npmjs.org",
+            port=8080,
+            destination_ip=ipaddress.ip_address("8.8.8.8"),
+            protocol="rest",
+            method="DELETE",
+            path="/repos/",
+        ),
+    ),
+    Regression(
+        "a selector with a star and a rule path starting with a double star intersect",
+        "seed 2, pairs 46 and 443 shrunk automatically",
+        rest_policy("*.example.com", "[8080]", "GET", "/**/git-upload-pack", selector="/api/*"),
+        EMPTY,
+        get("a.example.com", 8080, "/api/git-upload-pack"),
+    ),
+    Regression(
+        "a recursive selector and a rule path starting with a double star intersect",
+        "seed 2, pair 474 shrunk automatically",
+        rest_policy("*.example.com", "[80]", "GET", "/**/git-upload-pack", selector="/repos/**"),
+        EMPTY,
+        get("a.example.com", 80, "/repos/git-upload-pack"),
+    ),
+    Regression(
+        "a versioned selector and a rule path with a double star and a star intersect",
+        "seed 2, pair 963 shrunk automatically",
+        rest_policy("example.com", "[8080]", "OPTIONS", "/**/info/refs*", selector="/v1/**"),
+        EMPTY,
+        NetworkAction(
+            host="example.com",
+            port=8080,
+            destination_ip=ipaddress.ip_address("8.8.8.8"),
+            protocol="rest",
+            method="OPTIONS",
+            path="/v1/info/refs",
+        ),
+    ),
+)
+
+
+def _marks(case: Regression) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.xfail(strict=True, reason=case.open_bug)] if case.open_bug else []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_the_regression_action_is_allowed_by_the_candidate_and_refused_by_the_boundary(
+    case: Regression,
+) -> None:
+    assert allows(load(case.candidate), case.action)
+    assert not allows(load(case.boundary), case.action)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=_marks(c)) for c in CASES])
+def test_the_regression_pair_exceeds_with_a_counterexample_that_replays(
+    case: Regression,
+) -> None:
+    outcome = check_boundary(case.candidate, case.boundary).outcome
+    assert outcome.verdict is Verdict.EXCEEDS, (outcome.verdict, outcome.reason)
+    assert replays(load(case.candidate), load(case.boundary), outcome.counterexample)
