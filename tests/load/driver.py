@@ -7,7 +7,11 @@ A call counts as *lost* when it raises or gets no answer within its deadline plu
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,10 +19,9 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-import httpx2
 from mcp import Client
 
-from tests.load.server_process import ServerProcess
+from tests.load.server_process import REPO_ROOT, ServerProcess
 from tests.load.workload import TRIVIAL, Call
 
 #: A call not answered this long after its deadline is lost (the client gives up).
@@ -97,36 +100,34 @@ class Probes:
     rss_kib: list[int] = field(default_factory=list)
 
 
-async def _probe_health(server: ServerProcess, probes: Probes, every_s: float) -> None:
-    async with httpx2.AsyncClient(timeout=30) as http:
-        while True:
-            started = time.monotonic()
-            try:
-                response = await http.get(f"{server.base}/health")
-                response.raise_for_status()
-                probes.health_s.append(time.monotonic() - started)
-            except Exception as exc:
-                probes.failures.append(f"health: {type(exc).__name__}: {exc}"[:200])
-            await anyio.sleep(every_s)
+def start_probe(server: ServerProcess, every_s: float) -> subprocess.Popen[bytes]:
+    """The probe process (tests/load/probe.py), measuring until its stdin closes."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.load.probe", server.base, "--every", str(every_s)],
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": REPO_ROOT},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
 
 
-async def _probe_calls(server: ServerProcess, probes: Probes, every_s: float) -> None:
-    trivial = Call("trivial", *TRIVIAL, 5000)
-    async with Client(server.url) as client:
-        while True:
-            started = time.monotonic()
-            try:
-                with anyio.fail_after(30):
-                    await client.list_tools()
-                probes.tools_list_s.append(time.monotonic() - started)
-            except Exception as exc:
-                probes.failures.append(f"tools/list: {type(exc).__name__}: {exc}"[:200])
-            record = await timed_call(client, trivial)
-            if record.outcome == "within_boundary":
-                probes.trivial_check_s.append(record.latency_s)
-            else:
-                probes.failures.append(f"trivial check: {record.outcome}")
-            await anyio.sleep(every_s)
+def stop_probe(process: subprocess.Popen[bytes], probes: Probes) -> None:
+    """Close the probe's stdin and add what it measured to ``probes``."""
+    try:
+        out, _ = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, _ = process.communicate(timeout=30)
+        probes.failures.append("the probe process did not stop")
+    try:
+        samples = json.loads(out.decode() or "{}")
+    except json.JSONDecodeError:
+        probes.failures.append(f"the probe printed no figures (status {process.returncode})")
+        return
+    probes.health_s.extend(samples.get("health", []))
+    probes.tools_list_s.extend(samples.get("tools_list", []))
+    probes.trivial_check_s.extend(samples.get("trivial_check", []))
+    probes.failures.extend(samples.get("failures", []))
 
 
 async def _sample_memory(server: ServerProcess, probes: Probes, every_s: float) -> None:
@@ -147,16 +148,18 @@ async def run_load(
     """
     records = [] if records is None else records
     probes = Probes()
+    probe = start_probe(server, probe_every_s)
     started = time.monotonic()
-    async with anyio.create_task_group() as background:
-        background.start_soon(_probe_health, server, probes, probe_every_s)
-        background.start_soon(_probe_calls, server, probes, probe_every_s * 2.5)
-        background.start_soon(_sample_memory, server, probes, probe_every_s)
-        async with anyio.create_task_group() as clients:
-            for calls in plan:
-                clients.start_soon(run_client, server.url, calls, records)
-        wall = time.monotonic() - started
-        background.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as background:
+            background.start_soon(_sample_memory, server, probes, probe_every_s)
+            async with anyio.create_task_group() as clients:
+                for calls in plan:
+                    clients.start_soon(run_client, server.url, calls, records)
+            wall = time.monotonic() - started
+            background.cancel_scope.cancel()
+    finally:
+        await anyio.to_thread.run_sync(stop_probe, probe, probes)
     return records, probes, wall
 
 

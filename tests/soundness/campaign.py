@@ -18,6 +18,9 @@ from tests.soundness.metamorphic import default_check, foreign_host, removal, se
 from tests.soundness.oracle import Finding, judge, judge_within, load
 from tests.soundness.pairs import PolicyPair, pair_rng, policy_pair
 
+#: Pairs a worker process checks before it is replaced by a fresh one.
+WORKER_PAIRS = 100
+
 
 @dataclass(frozen=True)
 class Options:
@@ -118,7 +121,11 @@ def _run_one(args: tuple[int, int, Options]) -> PairResult:
 def run_campaign(
     seed: int, indices: Iterable[int], options: Options = Options(), jobs: int = 1
 ) -> Iterator[PairResult]:
-    """Results in completion order; ``jobs > 1`` uses spawned worker processes."""
+    """Results in completion order; ``jobs > 1`` uses spawned worker processes.
+
+    Workers are replaced every ``WORKER_PAIRS`` pairs, so that memory a long run of
+    checks keeps (the prover's, or Z3's) is bounded per worker.
+    """
     work = [(seed, index, options) for index in indices]
     if jobs <= 1:
         yield from map(_run_one, work)
@@ -126,8 +133,9 @@ def run_campaign(
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
-    with context.Pool(jobs, maxtasksperchild=2_000) as pool:
-        yield from pool.imap_unordered(_run_one, work, chunksize=8)
+    chunk = 4
+    with context.Pool(jobs, maxtasksperchild=WORKER_PAIRS // chunk) as pool:
+        yield from pool.imap_unordered(_run_one, work, chunksize=chunk)
 
 
 @dataclass

@@ -1,9 +1,9 @@
 """The soundness campaign: generated policy pairs judged by the concrete evaluator.
 
 The default run checks a fixed, deterministic slice (seed ``FAST_SEED``, ``FAST_PAIRS``
-pairs); the slow test runs a longer one. ``benchmarks/soundness_campaign.py`` runs the
-long campaign (20,000 pairs and more). A failure prints every finding with both policies
-and the (seed, index) that rebuilds the pair.
+pairs, in two worker processes); the slow test runs a longer one, and
+``benchmarks/soundness_campaign.py`` the long campaign (20,000 pairs and more). A failure
+prints every finding with both policies and the (seed, index) that rebuilds the pair.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _summary(seed: int, pairs: int, options: Options, jobs: int = 1) -> Summary:
 
 @cache
 def fast() -> Summary:
-    return _summary(FAST_SEED, FAST_PAIRS, Options(relation_rate=0.5, tries=200))
+    return _summary(FAST_SEED, FAST_PAIRS, Options(relation_rate=0.5, tries=200), jobs=2)
 
 
 def _findings(summary: Summary) -> str:
