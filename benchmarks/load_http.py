@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -155,23 +154,25 @@ async def _latencies(url: str, pair: tuple[str, str], repeat: int) -> tuple[list
 
 
 async def _cache(args: argparse.Namespace, figures: dict[str, Any]) -> None:
-    pairs = _cache_pairs()
+    rows: dict[str, dict[str, Any]] = figures.setdefault("pairs", {})
     with tempfile.TemporaryDirectory() as scratch:
         for size in (0, 256):
             extra = ["--cache-size", str(size), "--log-level", "warning"]
             with serve_http(Path(scratch) / f"server-{size}.log", extra=extra) as server:
                 async with Client(server.url) as warm_up:
                     await warm_up.list_tools()
-                for label, pair in pairs.items():
+                for label, pair in _cache_pairs().items():
                     times, result = await _latencies(server.url, pair, args.repeat)
-                    row = figures.setdefault(label, {"result": result})
+                    row = rows.setdefault(label, {"result": result})
                     if size == 0:
-                        row["cold_median_ms"] = round(statistics.median(times) * 1000, 2)
+                        cold = percentiles(times)
+                        row["cold_p50_ms"], row["cold_p95_ms"] = cold["p50_ms"], cold["p95_ms"]
                     else:
-                        row["first_call_ms"] = round(times[0] * 1000, 2)
-                        row["cached_median_ms"] = round(statistics.median(times[1:]) * 1000, 2)
-    for row in figures.values():
-        row["speedup"] = round(row["cold_median_ms"] / row["cached_median_ms"], 1)
+                        hits = percentiles(times[1:])
+                        row["first_call_ms"] = round(times[0] * 1000, 1)
+                        row["cached_p50_ms"], row["cached_p95_ms"] = hits["p50_ms"], hits["p95_ms"]
+    for row in rows.values():
+        row["speedup_p50"] = round(row["cold_p50_ms"] / max(row["cached_p50_ms"], 0.1), 1)
 
 
 def run_cache_command(args: argparse.Namespace) -> dict[str, Any]:

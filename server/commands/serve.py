@@ -12,11 +12,13 @@ import os
 import sys
 from typing import Any
 
-from server.cache import CACHE_SIZE_ENV, parse_cache_size, set_cache_size
 from server.http_security import ALLOWED_HOSTS_ENV, TOKEN_ENV, is_loopback, parse_host_list
 from server.output import write
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")
+#: Same as ``server.cache.CACHE_SIZE_ENV``; spelled out so that building the parser does
+#: not import the cache module (every command builds the whole parser).
+CACHE_SIZE_ENV = "POLICY_PROVER_CACHE_SIZE"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 EXIT_USAGE = 2
 
@@ -91,6 +93,8 @@ def _positive(text: str) -> int:
 
 
 def _cache_size(text: str) -> int:
+    from server.cache import parse_cache_size
+
     try:
         return parse_cache_size(text)
     except ValueError:
@@ -117,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_concurrent_checks is not None:
         set_concurrency_limit(args.max_concurrent_checks)
     if args.cache_size is not None:
+        from server.cache import set_cache_size
+
         set_cache_size(args.cache_size)
     server = create_server()
     if not http:

@@ -2,7 +2,10 @@
 
 Every client is a real ``mcp.Client`` on the server's URL (its own HTTP connection pool).
 A call counts as *lost* when it raises or gets no answer within its deadline plus
-:data:`LOST_AFTER_S`; lateness is the latency minus the call's own ``timeout_ms``.
+:data:`LOST_AFTER_S`; lateness is the latency minus the call's own ``timeout_ms``. The
+small requests that show whether the server stays responsive come from a separate probe
+process (tests/load/probe.py), so that this process's busy event loop is not measured;
+memory is sampled from /proc.
 """
 
 from __future__ import annotations
@@ -72,7 +75,8 @@ async def timed_call(client: Client, call: Call) -> Record:
         document = result.structured_content or {}
         outcome = "isError" if result.is_error else str(document.get("result"))
     except Exception as exc:
-        outcome = f"lost: {type(exc).__name__}: {exc}"[:200]
+        cause = _innermost(exc)
+        outcome = f"lost: {type(cause).__name__}: {cause}"[:300]
     return Record(call.kind, call.timeout_ms, time.monotonic() - started, outcome)
 
 
@@ -85,8 +89,16 @@ async def run_client(url: str, calls: Sequence[Call], records: list[Record]) -> 
                 records.append(await timed_call(client, call))
                 made += 1
     except Exception as exc:  # the session itself failed: every call not made is lost
+        cause = _innermost(exc)
+        why = f"lost: session: {type(cause).__name__}: {cause}"[:300]
         for call in calls[made:]:
-            records.append(Record(call.kind, call.timeout_ms, 0.0, f"lost: session: {exc}"[:200]))
+            records.append(Record(call.kind, call.timeout_ms, 0.0, why))
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 @dataclass

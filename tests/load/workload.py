@@ -21,8 +21,10 @@ from prover.results import Verdict
 from tests.support import boundary_cases
 
 SLOW_PAIR_FILE = Path(__file__).parent / "slow_pair.yaml"
-#: A case is "fast" when it decides in-process within this many milliseconds.
-FAST_MS = 100.0
+#: A case is "fast" when it decides in-process within this many milliseconds. Every case
+#: of tests/data decides in well under 100 ms on an idle machine; the margin keeps the set
+#: (and so the plan) the same on a busy one.
+FAST_MS = 500.0
 TRIVIAL = ("version: 1\n", "version: 1\n")
 
 

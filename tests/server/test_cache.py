@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +28,7 @@ from server.cache import (
     set_cache_size,
 )
 from server.cli import main
+from server.commands import serve
 
 WITHIN = {
     "candidate": "version: 1\nfilesystem_policy:\n  read_only: [/usr]\n",
@@ -295,3 +298,22 @@ async def test_a_cache_size_of_zero_disables_the_cache(monkeypatch: pytest.Monke
 def test_the_module_exports_what_the_tool_uses() -> None:
     for name in ("attach_cache", "cache_for_request", "cache_key_async"):
         assert name in cache_module.__all__
+
+
+def test_serve_names_the_same_environment_variable_as_the_cache(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert serve.CACHE_SIZE_ENV == CACHE_SIZE_ENV
+    assert main(["serve", "--help"]) == 0
+    assert CACHE_SIZE_ENV in capsys.readouterr().out.replace("\n", "").replace(" ", "")
+
+
+def test_building_the_command_line_does_not_import_the_cache() -> None:
+    code = (
+        "import sys; from server.cli import build_parser; build_parser(); "
+        "print('server.cache' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert out.strip() == "False"

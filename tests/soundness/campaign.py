@@ -152,6 +152,7 @@ class Summary:
     relations: Counter[tuple[str, str]] = field(default_factory=Counter)
     findings: list[tuple[int, Finding]] = field(default_factory=list)
     power: Counter[bool] = field(default_factory=Counter)
+    wall_seconds: float = 0.0
     slowest: list[tuple[float, int]] = field(default_factory=list)
 
     def add(self, result: PairResult) -> None:

@@ -27,6 +27,7 @@ from prover.results import (
 from tests.soundness.actions import network_actions
 from tests.soundness.generator import render
 from tests.soundness.metamorphic import (
+    Check,
     foreign_host,
     permuted,
     removal,
@@ -169,7 +170,8 @@ def test_honest_give_ups_are_not_findings() -> None:
         assert judge(BOUNDARY, BOUNDARY, outcome, random.Random(1)) == ([], 0)
 
 
-def lying(verdict: Verdict):
+def lying(verdict: Verdict) -> Check:
+    """A check function for the relations that always answers ``verdict``."""
     outcomes = {
         Verdict.WITHIN: CheckOutcome.within(),
         Verdict.EXCEEDS: CheckOutcome.exceeds(network_cex()),

@@ -1,0 +1,1 @@
+"""Soundness campaign: random related policy pairs judged by the concrete evaluator."""
