@@ -60,7 +60,18 @@ async def run_in_worker(func: Callable[[Budget], T], budget: Budget) -> T:
 
     async def worker() -> None:
         try:
-            await anyio.to_thread.run_sync(work, limiter=limiter)
+            # Wait for a slot only until the deadline: a call queued past it then runs
+            # at once, finds its budget spent and answers inconclusive without solving,
+            # instead of answering seconds late.
+            acquired = False
+            with anyio.move_on_after(budget.remaining_ms() / 1000.0):
+                await limiter.acquire()
+                acquired = True
+            try:
+                await anyio.to_thread.run_sync(work)
+            finally:
+                if acquired:
+                    limiter.release()
         finally:
             done.set()
 

@@ -116,12 +116,20 @@ def resume_gc() -> None:
 
 def _dispose_forever() -> None:
     while True:
-        batch, after = _disposal.get()
-        # Let the submitting thread drop its own references first, so that the last
-        # reference (and the cost of freeing) is ours.
+        pending = [_disposal.get()]
+        # Let the submitting threads drop their own references first, so that the last
+        # reference (and the cost of freeing) is ours. One delay serves every batch
+        # queued meanwhile: a delay per batch let contexts pile up under load.
         time.sleep(_DISPOSAL_DELAY_S)
-        del batch
-        after()
+        while True:
+            try:
+                pending.append(_disposal.get_nowait())
+            except queue.Empty:
+                break
+        callbacks = [after for _, after in pending]
+        pending.clear()
+        for after in callbacks:
+            after()
 
 
 def dispose_later(objects: tuple[object, ...], after: Callable[[], None]) -> None:
