@@ -45,3 +45,27 @@ async def test_a_call_queued_past_its_deadline_runs_at_once_instead_of_waiting()
     finally:
         release.set()
         runner.set_concurrency_limit(max(1, os.cpu_count() or 1))
+
+
+def test_interrupting_a_busy_solver_repeatedly_never_raises_in_the_caller() -> None:
+    """z3's wrapper reads the context's shared error code after ``Z3_interrupt``, so an
+    interrupt landing while the worker's own call is being cancelled used to raise the
+    worker's "canceled" error in the watchdog, which crashed the whole tool call."""
+    from prover.api import check_boundary
+    from tests.load.workload import slow_pair
+
+    candidate, boundary = slow_pair()
+    errors: list[BaseException] = []
+    for _ in range(40):
+        budget = Budget(1_500)
+        worker = threading.Thread(
+            target=lambda b=budget: check_boundary(candidate, boundary, budget=b)
+        )
+        worker.start()
+        while worker.is_alive():
+            try:
+                budget.interrupt_solvers()
+            except BaseException as error:
+                errors.append(error)
+        worker.join()
+    assert errors == []
