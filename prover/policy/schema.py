@@ -291,6 +291,31 @@ class EndpointSection(_Closed):
             raise fail(("field '", "' (mcp options) is only valid for protocol mcp"), "mcp")
         return self
 
+    @model_validator(mode="after")
+    def _no_explicit_empty_lists(self) -> EndpointSection:
+        # An explicit empty list reads like "no rules" but the runtime validator refuses
+        # it (policy-schema §8 item 10), whatever the protocol: an empty allow list would
+        # deny everything, an empty deny list does nothing.
+        if "rules" in self.model_fields_set and not self.rules:
+            raise fail(
+                (
+                    "field '",
+                    "' must not be an empty list: rules list cannot be empty (would "
+                    "deny all traffic). Use `access: full` or remove rules.",
+                ),
+                "rules",
+            )
+        if "deny_rules" in self.model_fields_set and not self.deny_rules:
+            raise fail(
+                (
+                    "field '",
+                    "' must not be an empty list: deny_rules list cannot be empty "
+                    "(would have no effect). Remove it if no denials are needed.",
+                ),
+                "deny_rules",
+            )
+        return self
+
 
 class BinarySection(_Closed):
     path: StrictStr = Field(description="Absolute executable path or path glob.")

@@ -76,13 +76,32 @@ def _validated_rule(raw: object, location: tuple[str | int, ...]) -> Data:
             f"proposal field '{render_path(location)}' must be a mapping (a network rule)"
         )
     try:
-        model = NetworkRuleSection.model_validate(raw)
+        model = NetworkRuleSection.model_validate(_without_empty_rule_lists(raw))
     except ValidationError as error:
         detail = dict(error.errors(include_url=False)[0])
         detail["loc"] = (*location, *detail["loc"])
         message, _ = describe_error(detail)  # type: ignore[arg-type]
         raise ProposalError(f"proposal: {message}") from None
     return clean(model.model_dump(mode="json", exclude_none=True, exclude_unset=True))
+
+
+def _without_empty_rule_lists(raw: dict[Any, Any]) -> dict[Any, Any]:
+    """The rule with explicit empty ``rules``/``deny_rules`` lists removed.
+
+    A proposal travels as protobuf, which cannot tell an empty list from an absent one
+    (policy-schema §8 item 10), so the gateway reads ``rules: []`` as no ``rules``; the
+    authored-policy schema refuses the explicit empty list, so drop it first.
+    """
+    endpoints = raw.get("endpoints")
+    if not isinstance(endpoints, list):
+        return raw
+    cleaned = [
+        {k: v for k, v in ep.items() if not (k in ("rules", "deny_rules") and v == [])}
+        if isinstance(ep, dict)
+        else ep
+        for ep in endpoints
+    ]
+    return {**raw, "endpoints": cleaned}
 
 
 def _expect_keys(mapping: dict[str, Any], allowed: set[str], where: str) -> None:

@@ -268,8 +268,10 @@ ENDPOINTS = st.fixed_dictionaries(
         "protocol": st.sampled_from(["", "tcp", "REST", "rest", "graphql", "mcp", "x"]),
         "enforcement": st.sampled_from(["enforce", "audit"]),
         "access": st.sampled_from(["read-only", "read-write", "full", "bogus"]),
-        "rules": st.lists(st.fixed_dictionaries({}, optional={"allow": MATCHERS}), max_size=3),
-        "deny_rules": st.lists(MATCHERS, max_size=2),
+        "rules": st.lists(
+            st.fixed_dictionaries({}, optional={"allow": MATCHERS}), min_size=1, max_size=3
+        ),
+        "deny_rules": st.lists(MATCHERS, min_size=1, max_size=2),
         "allowed_ips": st.lists(
             st.sampled_from(["10.0.0.0/8", "8.8.8.8", "::/0", "bad", "10.0.0.0/40"]), max_size=2
         ),

@@ -148,7 +148,7 @@ def test_shapes_the_prover_does_not_model_still_load() -> None:
 version: 1
 network_policies:
   g: {endpoints: [{host: api.example.com, port: 443, protocol: graphql}]}
-  n: {endpoints: [{port: 443}, {protocol: rest, rules: []}, {access: bogus}]}
+  n: {endpoints: [{port: 443}, {protocol: rest}, {access: bogus}]}
   r: {endpoints: [{host: a.example.com, port: 443, protocol: rest, rules: [{}]}]}
 """
     policy = load_policy(text)
@@ -289,6 +289,18 @@ network_policies:
         (
             "version: 1\nnetwork_policies: {n: {endpoints: [{mcp: {}}]}}\n",
             "is only valid for protocol mcp",
+        ),
+        (
+            "version: 1\nnetwork_policies: {n: {endpoints: [{host: a.example, port: 443, "
+            "rules: []}]}}\n",
+            "field 'network_policies.n.endpoints[0].rules' must not be an empty list: rules "
+            "list cannot be empty (would deny all traffic)",
+        ),
+        (
+            "version: 1\nnetwork_policies: {n: {endpoints: [{host: a.example, port: 443, "
+            "protocol: rest, enforcement: enforce, access: full, deny_rules: []}]}}\n",
+            "field 'network_policies.n.endpoints[0].deny_rules' must not be an empty list: "
+            "deny_rules list cannot be empty (would have no effect)",
         ),
         (
             "version: 1\nfilesystem_policy: {read_only: [tmp]}\n",

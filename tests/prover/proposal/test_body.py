@@ -156,6 +156,14 @@ def test_chunk_keeps_every_field_including_credential_opt_in() -> None:
     assert parse_proposal(json.dumps({"rule_name": "r", "rule": rule})).rule == rule
 
 
+def test_explicit_empty_rule_lists_read_as_absent_as_on_the_gateway_path() -> None:
+    endpoint = {"host": "a.com", "port": 443, "protocol": "rest", "access": "full"}
+    rule = {"endpoints": [{**endpoint, "rules": [], "deny_rules": []}]}
+    assert parse_proposal(json.dumps({"rule_name": "r", "rule": rule})).rule == {
+        "endpoints": [endpoint]
+    }
+
+
 @pytest.mark.parametrize(
     ("document", "message"),
     [
