@@ -8,16 +8,12 @@ that went wrong inside, so no failure can ever read as ``within_boundary``.
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass
-
-import z3
+from functools import cache
 
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget
 from prover.errors import PolicyLoadError
 from prover.results import CheckOutcome, ReasonCode, Receipt
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -26,6 +22,27 @@ class BoundaryCheck:
 
     outcome: CheckOutcome
     receipt: Receipt
+
+
+@cache
+def z3_version() -> str:
+    """The Z3 version for receipts, as ``z3.get_version_string()`` spells it (``5.4.1``).
+
+    Read from the installed ``z3-solver`` distribution, so that a check the cheap stages
+    decide never loads Z3 (importing it costs a CLI cold start some 20 to 25 ms); the
+    bindings are imported only when that metadata is missing or unreadable.
+    """
+    from importlib import metadata
+
+    try:
+        parts = metadata.version("z3-solver").split(".")
+    except metadata.PackageNotFoundError:
+        parts = []
+    if len(parts) >= 3 and all(part.isdigit() for part in parts[:3]):
+        return ".".join(parts[:3])
+    import z3
+
+    return str(z3.get_version_string())
 
 
 def sha256_hex(text: str | bytes) -> str:
@@ -63,7 +80,9 @@ def check_boundary(
             else:
                 outcome = check_policies(cand, bound, budget)
     except Exception as exc:  # soundness: an internal failure is never a pass
-        log.exception("internal error during boundary check")
+        import logging  # only here: nothing else on the CLI path needs it (~4 ms)
+
+        logging.getLogger(__name__).exception("internal error during boundary check")
         outcome = CheckOutcome.inconclusive(
             ReasonCode.SOLVER_UNKNOWN,
             f"internal error during the check: {type(exc).__name__}: {exc}",
@@ -71,7 +90,7 @@ def check_boundary(
     receipt = Receipt(
         candidate_sha256=sha256_hex(candidate),
         boundary_sha256=sha256_hex(boundary),
-        z3_version=z3.get_version_string(),
+        z3_version=z3_version(),
         elapsed_ms=round(budget.elapsed_ms(), 3),
         decided_by=outcome.decided_by,
     )

@@ -90,18 +90,16 @@ def _report_file_error(
     texts: dict[str, str],
     started: float,
 ) -> int:
-    from prover.api import sha256_hex
+    from prover.api import sha256_hex, z3_version
     from prover.results import CheckOutcome, Receipt
 
     outcome = CheckOutcome.error(reason)
     receipt = None
     if args.output == "json":
-        import z3
-
         receipt = Receipt(
             candidate_sha256=sha256_hex(texts["candidate"]) if "candidate" in texts else None,
             boundary_sha256=sha256_hex(texts["boundary"]) if "boundary" in texts else None,
-            z3_version=z3.get_version_string(),
+            z3_version=z3_version(),
             elapsed_ms=round((time.monotonic() - started) * 1000.0, 3),
         )
     return _report(args, outcome, inputs, receipt)

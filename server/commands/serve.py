@@ -12,13 +12,15 @@ import os
 import sys
 from typing import Any
 
-from server.http_security import ALLOWED_HOSTS_ENV, TOKEN_ENV, is_loopback, parse_host_list
 from server.output import write
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")
-#: Same as ``server.cache.CACHE_SIZE_ENV``; spelled out so that building the parser does
-#: not import the cache module (every command builds the whole parser).
+#: Same as ``server.cache.CACHE_SIZE_ENV``, ``server.http_security.TOKEN_ENV`` and
+#: ``ALLOWED_HOSTS_ENV``; spelled out so that building the parser imports neither module
+#: (every command builds the whole parser; ``http_security`` pulls in socket and hmac).
 CACHE_SIZE_ENV = "POLICY_PROVER_CACHE_SIZE"
+TOKEN_ENV = "POLICY_PROVER_TOKEN"
+ALLOWED_HOSTS_ENV = "POLICY_PROVER_ALLOWED_HOSTS"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 EXIT_USAGE = 2
 
@@ -102,6 +104,8 @@ def _cache_size(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from server.http_security import is_loopback, parse_host_list
+
     token = (os.environ.get(TOKEN_ENV) or "").strip() or None
     http = args.transport != "stdio"
     if http and not is_loopback(args.host) and token is None:
