@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import cache
 
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget
+from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.errors import PolicyLoadError
 from prover.results import CheckOutcome, ReasonCode, Receipt
 
@@ -62,23 +62,27 @@ def check_boundary(
     Pass a ``budget`` to cancel the check from another thread; otherwise one is made
     from ``timeout_ms``.
     """
-    from prover.checks.boundary import check_policies
+    from prover.checks.boundary import check_policies, stopped_outcome
     from prover.policy.loader import load_policy
 
     budget = budget or Budget(timeout_ms)
     outcome: CheckOutcome
     try:
         try:
-            cand = load_policy(candidate)
+            # Reading is part of the check: a policy near the size limits takes a few
+            # hundred milliseconds to read, so the deadline bounds it too.
+            cand = load_policy(candidate, budget.checkpoint)
         except PolicyLoadError as exc:
             outcome = CheckOutcome.error(f"invalid candidate policy: invalid policy: {exc}")
         else:
             try:
-                bound = load_policy(boundary)
+                bound = load_policy(boundary, budget.checkpoint)
             except PolicyLoadError as exc:
                 outcome = CheckOutcome.error(f"invalid boundary policy: invalid policy: {exc}")
             else:
                 outcome = check_policies(cand, bound, budget)
+    except BudgetExhausted as exc:
+        outcome = stopped_outcome(exc)
     except Exception as exc:  # soundness: an internal failure is never a pass
         import logging  # only here: nothing else on the CLI path needs it (~4 ms)
 

@@ -26,7 +26,8 @@ def _projection(policy: Policy) -> Policy:
     return replace(policy, rules=tuple(replace(r, key="", name="") for r in policy.rules))
 
 
-def _stopped(exc: BudgetExhausted) -> CheckOutcome:
+def stopped_outcome(exc: BudgetExhausted) -> CheckOutcome:
+    """The reference's ``inconclusive`` result for a check stopped by its budget."""
     if exc.cancelled:
         return CheckOutcome.inconclusive(ReasonCode.CANCELLED, "containment check was cancelled")
     return CheckOutcome.inconclusive(ReasonCode.SOLVER_TIMEOUT, "solver timeout elapsed")
@@ -54,7 +55,7 @@ def check_policies(
 ) -> CheckOutcome:
     """Run the whole check on two loaded policies under ``budget``."""
     if budget.cancelled:
-        return _stopped(BudgetExhausted(cancelled=True))
+        return stopped_outcome(BudgetExhausted(cancelled=True))
     limit = resource_limit_reason(candidate, boundary)
     if limit is not None:
         return CheckOutcome.inconclusive(ReasonCode.RESOURCE_LIMIT, limit)
@@ -71,7 +72,7 @@ def check_policies(
     try:
         return _check_models(normalize(candidate), normalize(boundary), budget)
     except BudgetExhausted as exc:
-        return _stopped(exc)
+        return stopped_outcome(exc)
 
 
 def _check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:

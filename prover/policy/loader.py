@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
@@ -11,9 +12,13 @@ from prover.policy.reader import read_policy_data
 from prover.policy.schema import AuthoredPolicy
 
 
-def load_policy(text: str | bytes) -> AuthoredPolicy:
-    """Read YAML or JSON policy text strictly; every failure is a ``PolicyLoadError``."""
-    data = read_policy_data(text)
+def load_policy(text: str | bytes, checkpoint: Callable[[], None] | None = None) -> AuthoredPolicy:
+    """Read YAML or JSON policy text strictly; every failure is a ``PolicyLoadError``.
+
+    ``checkpoint`` (e.g. ``Budget.checkpoint``) is called now and then while reading and
+    may raise to stop a read that outlives the caller's deadline.
+    """
+    data = read_policy_data(text, checkpoint)
     try:
         return AuthoredPolicy.model_validate(data)
     except ValidationError as error:

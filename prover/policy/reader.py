@@ -22,6 +22,7 @@ heuristic (5 aliases per anchor, evaluated once 100 aliases are used).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import yaml
@@ -301,22 +302,34 @@ def _yaml_error_message(error: yaml.YAMLError) -> str:
     return f"invalid YAML: {first_line}"
 
 
-def read_policy_data(text: str | bytes) -> dict[str, object]:
+#: Events read between two calls of the caller's ``checkpoint``.
+CHECKPOINT_EVERY_EVENTS = 2048
+
+
+def read_policy_data(
+    text: str | bytes, checkpoint: Callable[[], None] | None = None
+) -> dict[str, object]:
     """Parse policy text into plain data; the top level must be a mapping.
 
     Raises ``PolicyLoadError`` for every problem: size, encoding, YAML syntax, any limit,
     merge or duplicate keys, unsafe tags, zero or several documents, non-mapping top level.
+    ``checkpoint`` is called every :data:`CHECKPOINT_EVERY_EVENTS` events, so that a
+    check's deadline also bounds reading a large policy (it raises to stop the read).
     """
     decoded = _decode(text)
     composer = _Composer()
     loader: yaml.SafeLoader | yaml.CSafeLoader | None = None
     try:
         loader = _LOADER(decoded)
+        count = 0
         while True:
             event = loader.get_event()
             if event is None or isinstance(event, events.StreamEndEvent):
                 break
             composer.feed(event)
+            count += 1
+            if checkpoint is not None and count % CHECKPOINT_EVERY_EVENTS == 0:
+                checkpoint()
     except yaml.YAMLError as error:
         raise PolicyLoadError(_yaml_error_message(error)) from None
     except PolicyLoadError:

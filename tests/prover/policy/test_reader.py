@@ -180,3 +180,30 @@ def test_the_event_limit_is_enforced(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "MAX_EVENTS", 20)
     assert read_policy_data("a: [1, 2, 3]\n")
     assert "limit of 20 YAML events" in str(_refused("a: [" + ", ".join(["1"] * 20) + "]\n"))
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_reading_a_large_policy_calls_the_checkpoint_which_may_stop_it() -> None:
+    rules = "".join(
+        f"  r{i}: {{endpoints: [{{host: h{i}.example, port: 443}}]}}\n" for i in range(2_000)
+    )
+    text = "version: 1\nnetwork_policies:\n" + rules
+    calls: list[int] = []
+    read_policy_data(text, checkpoint=lambda: calls.append(1))
+    assert len(calls) >= 5  # about 16,000 events, one call per 2,048
+
+    def stop() -> None:
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        read_policy_data(text, checkpoint=stop)
+
+
+def test_a_small_policy_is_read_without_calling_the_checkpoint() -> None:
+    def never() -> None:
+        raise AssertionError("checkpoint called for a tiny policy")
+
+    assert read_policy_data("version: 1\n", checkpoint=never) == {"version": 1}
