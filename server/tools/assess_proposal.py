@@ -13,7 +13,7 @@ import logging
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -27,7 +27,7 @@ from pydantic import (
 from prover.proposal.assessment import ProposalAssessment
 from server.commands.assess import error_document
 from server.models import BoundaryCheckResult
-from server.tools.check_boundary import internal_error
+from server.tools.common import internal_error, read_only_annotations, timeout_argument
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +66,8 @@ passes, otherwise narrow the rule. Both verdicts are independent: passing one do
 imply passing the other. `needs_review` false means nothing new needs a human.\
 """
 
-ANNOTATIONS = ToolAnnotations(
-    title=TITLE,
-    read_only_hint=True,
-    destructive_hint=False,
-    idempotent_hint=True,
-    open_world_hint=False,
-)
+ANNOTATIONS = read_only_annotations(TITLE)
+TimeoutMs = timeout_argument(MAX_TIMEOUT_MS, "the boundary checks")
 
 
 def _none_or_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -167,14 +162,7 @@ async def assess_proposal(
         Literal["agent_authored", "mechanistic"],
         Field(description="Who wrote the rule: agent_authored (default) or mechanistic."),
     ] = "agent_authored",
-    timeout_ms: Annotated[
-        int,
-        Field(
-            ge=1,
-            le=MAX_TIMEOUT_MS,
-            description="Time limit of the boundary checks in milliseconds (1 to 60000).",
-        ),
-    ] = DEFAULT_TIMEOUT_MS,
+    timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
 ) -> Annotated[CallToolResult, AssessProposalResult]:
     from prover import runner
     from prover.budget import Budget

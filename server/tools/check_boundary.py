@@ -11,17 +11,22 @@ ever say ``within_boundary``.
 from __future__ import annotations
 
 import logging
-import time
 from typing import Annotated
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from prover.report import boundary_report, boundary_text
 from server.cache import attach_cache, cache_for_request, cache_key_async
 from server.models import BoundaryCheckResult
+from server.tools.common import (
+    internal_error,
+    read_only_annotations,
+    report_progress,
+    timeout_argument,
+)
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +35,6 @@ TITLE = "Check a policy against a boundary"
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_TIMEOUT_MS = 60_000
 
-#: Checks shorter than this send no progress notification at all.
-PROGRESS_AFTER_S = 0.5
-PROGRESS_EVERY_S = 1.0
 
 INPUTS = {"candidate": "candidate", "boundary": "boundary"}
 
@@ -67,13 +69,8 @@ the exact policies checked. The resource policy-prover://reference/results expla
 every reason_code; policy-prover://schema/policy is the policy format.\
 """
 
-ANNOTATIONS = ToolAnnotations(
-    title=TITLE,
-    read_only_hint=True,
-    destructive_hint=False,
-    idempotent_hint=True,
-    open_world_hint=False,
-)
+ANNOTATIONS = read_only_annotations(TITLE)
+TimeoutMs = timeout_argument(MAX_TIMEOUT_MS, "the check")
 
 
 async def check_boundary(
@@ -89,14 +86,7 @@ async def check_boundary(
         ),
     ],
     ctx: Context,
-    timeout_ms: Annotated[
-        int,
-        Field(
-            ge=1,
-            le=MAX_TIMEOUT_MS,
-            description="Time limit of the check in milliseconds (1 to 60000).",
-        ),
-    ] = DEFAULT_TIMEOUT_MS,
+    timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
 ) -> Annotated[CallToolResult, BoundaryCheckResult]:
     from prover import runner
 
@@ -112,7 +102,7 @@ async def check_boundary(
             )
     failure: Exception | None = None
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_report_progress, ctx, timeout_ms)
+        tg.start_soon(report_progress, ctx, timeout_ms, "checking")
         try:
             check = await runner.check_boundary_async(candidate, boundary, timeout_ms=timeout_ms)
         except Exception as exc:  # kept as a value: no ExceptionGroup, an isError result
@@ -133,43 +123,6 @@ async def check_boundary(
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=document
     )
-
-
-def internal_error(exc: BaseException) -> CallToolResult:
-    """The tool result of a failure of the server itself: ``isError``, never a verdict."""
-    return CallToolResult(
-        content=[
-            TextContent(
-                type="text",
-                text=(
-                    f"policy-prover internal error: {type(exc).__name__}: {exc}. "
-                    "The check did not complete, so the candidate is NOT verified; "
-                    "treat this as a failure and retry later or report it."
-                ),
-            )
-        ],
-        is_error=True,
-    )
-
-
-async def _report_progress(ctx: Context, timeout_ms: int) -> None:
-    """Tell a client that asked for progress that a long check is still running."""
-    started = time.monotonic()
-    await anyio.sleep(PROGRESS_AFTER_S)
-    while True:
-        elapsed_ms = (time.monotonic() - started) * 1000.0
-        try:
-            await ctx.report_progress(
-                min(elapsed_ms, float(timeout_ms)),
-                float(timeout_ms),
-                f"checking: {elapsed_ms / 1000.0:.1f} s of at most {timeout_ms / 1000.0:.1f} s",
-            )
-        except anyio.get_cancelled_exc_class():
-            raise
-        except Exception:  # progress is best effort; the check result matters
-            log.debug("could not send a progress notification", exc_info=True)
-            return
-        await anyio.sleep(PROGRESS_EVERY_S)
 
 
 def register(server: MCPServer) -> None:

@@ -10,16 +10,20 @@ only ever returned when the prover proved it; a failure of the server itself is 
 from __future__ import annotations
 
 import logging
-import time
 from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from prover.explain.models import Explanation
-from server.tools.check_boundary import internal_error
+from server.tools.common import (
+    internal_error,
+    read_only_annotations,
+    report_progress,
+    timeout_argument,
+)
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +32,6 @@ TITLE = "Explain a check result and propose a verified fix"
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_TIMEOUT_MS = 120_000
 MAX_VIOLATIONS = 100
-
-PROGRESS_AFTER_S = 0.5
-PROGRESS_EVERY_S = 1.0
 
 DESCRIPTION = """\
 Explain why a candidate OpenShell sandbox policy does or does not stay within a boundary \
@@ -64,13 +65,8 @@ category and what to change. Pass full policy texts (YAML or JSON with `version:
 file paths.\
 """
 
-ANNOTATIONS = ToolAnnotations(
-    title=TITLE,
-    read_only_hint=True,
-    destructive_hint=False,
-    idempotent_hint=True,
-    open_world_hint=False,
-)
+ANNOTATIONS = read_only_annotations(TITLE)
+TimeoutMs = timeout_argument(MAX_TIMEOUT_MS, "the whole explanation")
 
 
 async def explain_counterexample(
@@ -101,14 +97,7 @@ async def explain_counterexample(
             description="Find and fix at most this many violations (1 to 100).",
         ),
     ] = 20,
-    timeout_ms: Annotated[
-        int,
-        Field(
-            ge=1,
-            le=MAX_TIMEOUT_MS,
-            description="Time limit of the whole explanation in milliseconds (1 to 120000).",
-        ),
-    ] = DEFAULT_TIMEOUT_MS,
+    timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
 ) -> Annotated[CallToolResult, Explanation]:
     from prover import runner
     from prover.budget import Budget
@@ -117,7 +106,7 @@ async def explain_counterexample(
     failure: Exception | None = None
     explanation: Explanation | None = None
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_report_progress, ctx, timeout_ms)
+        tg.start_soon(report_progress, ctx, timeout_ms, "explaining")
         try:
             explanation = await runner.run_in_worker(
                 lambda budget: explain(
@@ -146,26 +135,6 @@ async def explain_counterexample(
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=document
     )
-
-
-async def _report_progress(ctx: Context, timeout_ms: int) -> None:
-    """Tell a client that asked for progress that a long explanation is still running."""
-    started = time.monotonic()
-    await anyio.sleep(PROGRESS_AFTER_S)
-    while True:
-        elapsed_ms = (time.monotonic() - started) * 1000.0
-        try:
-            await ctx.report_progress(
-                min(elapsed_ms, float(timeout_ms)),
-                float(timeout_ms),
-                f"explaining: {elapsed_ms / 1000.0:.1f} s of at most {timeout_ms / 1000.0:.1f} s",
-            )
-        except anyio.get_cancelled_exc_class():
-            raise
-        except Exception:  # progress is best effort
-            log.debug("could not send a progress notification", exc_info=True)
-            return
-        await anyio.sleep(PROGRESS_EVERY_S)
 
 
 def register(server: MCPServer) -> None:
