@@ -25,7 +25,6 @@ not validate or replay is ``invalid_witness`` at once.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -56,8 +55,9 @@ from prover.encode.search import LazySearch
 from prover.encode.strings import StringAtoms, atom_key
 from prover.encode.terms import Term, term_and, term_not
 from prover.encode.witness import WitnessSearch
-from prover.model import IPAddress, NetworkAction, Policy
-from prover.results import NetworkCounterexample, ReasonCode
+from prover.model import NetworkAction, Policy
+from prover.results import ReasonCode
+from prover.solver_slots import solver_slots
 
 INVALID_WITNESS_REASON = "solver returned a model that could not be decoded"
 CANCELLED_REASON = "containment check was cancelled"
@@ -78,35 +78,6 @@ class NetworkModeResult:
     decided_by: str = "z3"
     queries: int = 0
     slices: int = 0
-
-
-def address_text(address: IPAddress) -> str:
-    """An address as the reference prints it: Rust's ``Display`` writes an IPv4-mapped
-    IPv6 address as ``::ffff:a.b.c.d``, which Python 3.11 writes ``::ffff:xxxx:xxxx``."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return f"::ffff:{address.ipv4_mapped}"
-    return str(address)
-
-
-def network_counterexample(action: NetworkAction) -> NetworkCounterexample:
-    """The JSON/text counterexample of a network witness (spec §11)."""
-    query: dict[str, list[str]] = {}
-    for key, values in action.query:
-        bucket = query.setdefault(key, [])
-        bucket.extend(v for v in values if v not in bucket)
-    return NetworkCounterexample(
-        binary=action.binary,
-        ancestor_binary=action.ancestor_binary,
-        binary_identity_required=action.binary_identity_required,
-        host=action.host,
-        destination_ip=address_text(action.destination_ip),
-        trusted_gateway=action.trusted_gateway,
-        port=action.port,
-        protocol=action.protocol,
-        method=action.method,
-        path=action.path,
-        query_params=query or None,
-    )
 
 
 def witness_is_canonical(action: NetworkAction) -> bool:
@@ -177,9 +148,16 @@ class _ModeSolver:
     """One identity mode of one check: one context, one solver, cached terms."""
 
     def __init__(
-        self, ctx: z3.Context, candidate: Policy, boundary: Policy, identity: bool, budget: Budget
+        self,
+        ctx: z3.Context,
+        candidate: Policy,
+        boundary: Policy,
+        identity: bool,
+        budget: Budget,
+        skip: frozenset[EndpointRef] = frozenset(),
     ) -> None:
         self.ctx = ctx
+        self.skip = skip
         self.candidate = candidate
         self.boundary = boundary
         self.budget = budget
@@ -201,15 +179,18 @@ class _ModeSolver:
 
     # -- slices ------------------------------------------------------------------------
     def slices_of(self, slicing: bool) -> list[Slice]:
+        """The slices to ask, without the grants of the ``skip`` endpoints (their terms
+        still take part in every slice they may overlap)."""
         cand_refs = self.cand.refs()
-        if not cand_refs:
+        granting = [ref for ref in cand_refs if ref not in self.skip]
+        if not granting:
             return []
         if not slicing:
-            return [(cand_refs, cand_refs, self.bound.refs())]
+            return [(granting, cand_refs, self.bound.refs())]
         cand_index = EndpointIndex((ref, self.cand.endpoint(ref)) for ref in cand_refs)
         bound_index = EndpointIndex((ref, self.bound.endpoint(ref)) for ref in self.bound.refs())
         groups: dict[tuple[str, frozenset[int]], list[EndpointRef]] = {}
-        for ref in cand_refs:
+        for ref in granting:
             endpoint = self.cand.endpoint(ref)
             groups.setdefault((endpoint.host.lower(), frozenset(endpoint.ports)), []).append(ref)
         out: list[Slice] = []
@@ -322,23 +303,42 @@ def solve_network_mode(
     identity: bool,
     budget: Budget,
     slicing: bool = True,
+    skip: frozenset[EndpointRef] = frozenset(),
 ) -> NetworkModeResult:
     """Decide with Z3 whether ``candidate`` allows a network action ``boundary`` refuses,
     with binary identity enforced (``identity``) or ignored.
 
+    ``skip`` names candidate endpoints (rule index, endpoint index) already proved not to
+    grant any such action (:func:`prover.checks.structural.structural_coverage`): no
+    query is asked for their grants, but their deny and address terms stay in the
+    slices of the other endpoints, which may depend on them.
+
     Both policies must have passed shape validation. One fresh ``z3.Context`` serves the
     whole call and is registered with ``budget`` so that ``budget.cancel()`` from another
     thread interrupts it. ``slicing=False`` asks one monolithic query (kept for
-    differential testing).
+    differential testing). The solve holds one of the process's solver slots
+    (:mod:`prover.solver_slots`), waiting for it at most until the budget runs out.
     """
     try:
         budget.checkpoint()
+        with solver_slots().hold(budget):
+            return _solve_in_slot(candidate, boundary, identity, budget, slicing, skip)
     except BudgetExhausted:
         return _stopped(budget)
+
+
+def _solve_in_slot(
+    candidate: Policy,
+    boundary: Policy,
+    identity: bool,
+    budget: Budget,
+    slicing: bool,
+    skip: frozenset[EndpointRef],
+) -> NetworkModeResult:
     owned: list[object] = []
     pause_gc()  # see prover.encode.logic: memory management around a solve
     try:
-        result = _solve_owned(owned, candidate, boundary, identity, budget, slicing)
+        result = _solve_owned(owned, candidate, boundary, identity, budget, slicing, skip)
     except BaseException:
         resume_gc()
         raise
@@ -354,6 +354,7 @@ def _solve_owned(
     identity: bool,
     budget: Budget,
     slicing: bool,
+    skip: frozenset[EndpointRef],
 ) -> NetworkModeResult:
     """The solve; every Z3 object it makes is reachable from ``owned`` afterwards."""
     ctx = z3.Context()
@@ -361,7 +362,7 @@ def _solve_owned(
     mode: _ModeSolver | None = None
     with budget.solver_context(ctx):
         try:
-            mode = _ModeSolver(ctx, candidate, boundary, identity, budget)
+            mode = _ModeSolver(ctx, candidate, boundary, identity, budget, skip)
             owned.append(mode)
             return mode.run(slicing)
         except BudgetExhausted:

@@ -3,21 +3,35 @@
 Probes never prove containment. Each is a concrete action built from a candidate
 endpoint (wildcards replaced by ``a``) and replayed through the concrete evaluator; the
 first one the candidate allows and the boundary refuses is the counterexample.
+
+The reference's probes come first, unchanged: the first :data:`MAX_PAIRS` (rule,
+endpoint) pairs in rule-key order, at most :data:`MAX_REPLAYS` replays. Two additions:
+
+* an action that a *covered* endpoint (see :mod:`prover.checks.structural`) grants
+  itself cannot be a counterexample, so it is not replayed against the whole policies
+  (it still counts as a replay, so the first counterexample found is the same);
+* then (our extension) up to :data:`EXTRA_PAIRS` uncovered pairs beyond those, in the
+  same order, so that an uncovered endpoint far down a large policy still gets a
+  readable witness without Z3.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from dataclasses import replace
 
 from prover.budget import Budget
-from prover.concrete import allows
+from prover.concrete import allows, granting_entries
 from prover.concrete.canonical import is_canonical_host, is_canonical_rest_path, is_http_token
+from prover.encode.overlap import EndpointRef
 from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
 
 MAX_PAIRS = 8
 MAX_RULES = 64
 MAX_REPLAYS = 64
+EXTRA_PAIRS = 8
+EXTRA_REPLAYS = 64
 PROBE_IPS = (ipaddress.ip_address("8.8.8.8"), ipaddress.ip_address("10.0.0.1"))
 DEFAULT_BINARY = "/usr/bin/worker"
 PRESET_PROBE_METHODS: dict[str, tuple[str, ...]] = {
@@ -90,22 +104,61 @@ def _actions(rule: Rule, endpoint: Endpoint, identity: bool) -> Iterator[Network
             )
 
 
-def probe_counterexample(
-    candidate: Policy, boundary: Policy, identity: bool, budget: Budget
+def _grants_itself(policy: Policy, rule: Rule, endpoint: Endpoint, action: NetworkAction) -> bool:
+    """Whether this one (rule, endpoint) grants ``action`` (its allow part only)."""
+    alone = Policy(policy.filesystem, rules=(replace(rule, endpoints=(endpoint,)),))
+    return bool(granting_entries(alone, action))
+
+
+def _pairs(candidate: Policy, rules: int | None = None) -> list[tuple[EndpointRef, Rule, Endpoint]]:
+    """The (rule, endpoint) pairs of the first ``rules`` rules (all) in rule-key order."""
+    order = sorted(range(len(candidate.rules)), key=lambda i: candidate.rules[i].key)
+    return [
+        ((ri, ei), candidate.rules[ri], endpoint)
+        for ri in order[:rules]
+        for ei, endpoint in enumerate(candidate.rules[ri].endpoints)
+    ]
+
+
+def _first_exceeding(
+    candidate: Policy,
+    boundary: Policy,
+    pairs: list[tuple[EndpointRef, Rule, Endpoint]],
+    context: tuple[bool, Budget, frozenset[EndpointRef]],
+    limit: int,
 ) -> NetworkAction | None:
-    """The first probe the candidate allows and the boundary refuses, if any."""
+    identity, budget, covered = context
     replays = 0
-    pairs = 0
-    for rule in sorted(candidate.rules, key=lambda r: r.key)[:MAX_RULES]:
-        for endpoint in rule.endpoints:
-            if pairs >= MAX_PAIRS:
+    for ref, rule, endpoint in pairs:
+        for action in _actions(rule, endpoint, identity):
+            if replays >= limit:
                 return None
-            pairs += 1
-            for action in _actions(rule, endpoint, identity):
-                if replays >= MAX_REPLAYS:
-                    return None
-                budget.checkpoint()
-                replays += 1
-                if allows(candidate, action) and not allows(boundary, action):
-                    return action
+            budget.checkpoint()
+            replays += 1
+            if ref in covered and _grants_itself(candidate, rule, endpoint, action):
+                continue  # granted by a covered endpoint: provably inside the boundary
+            if allows(candidate, action) and not allows(boundary, action):
+                return action
     return None
+
+
+def probe_counterexample(
+    candidate: Policy,
+    boundary: Policy,
+    identity: bool,
+    budget: Budget,
+    covered: frozenset[EndpointRef] = frozenset(),
+) -> NetworkAction | None:
+    """The first probe the candidate allows and the boundary refuses, if any.
+
+    ``covered`` names candidate endpoints (rule index, endpoint index) proved not to
+    grant any action beyond the boundary in this identity mode.
+    """
+    context = (identity, budget, covered)
+    reference = _pairs(candidate, MAX_RULES)[:MAX_PAIRS]
+    found = _first_exceeding(candidate, boundary, reference, context, MAX_REPLAYS)
+    if found is not None:
+        return found
+    probed = {ref for ref, _, _ in reference}
+    extra = [p for p in _pairs(candidate) if p[0] not in probed and p[0] not in covered]
+    return _first_exceeding(candidate, boundary, extra[:EXTRA_PAIRS], context, EXTRA_REPLAYS)

@@ -1,86 +1,293 @@
-"""The structural shortcut (spec §9.8 step 1): a sufficient, syntactic containment test.
+"""The structural shortcut (spec §9.8 step 1), per candidate endpoint.
 
-It only ever proves containment for one identity mode; when it does not apply, the probes
-and Z3 decide. Each comparison below is a plain subset relation on the spec's semantics.
+It only ever proves containment; what it cannot prove, the probes and Z3 decide. The
+solver asks, per candidate endpoint ``g`` (spec §9.1, §9.3, §9.4), whether
+
+    grant_g(a) ∧ ¬cand_deny(a) ∧ cand_ip_ok(a) ∧ ¬boundary_allows(a)
+
+is satisfiable. :func:`structural_coverage` proves it unsatisfiable, syntactically, for
+the endpoints it calls *covered*; the solver then skips only their slices, while their
+terms still take part in every other slice (denies, destination addresses). ``g`` is
+covered in one identity mode when all three hold:
+
+1. **grant**: some boundary endpoint ``b`` grants every action ``g`` grants
+   (:func:`endpoint_grant_covered`), in a boundary rule whose binaries cover the
+   candidate rule's (identity mode);
+2. **no boundary deny can fire**: no boundary endpoint with deny rules may share a
+   connection with ``g`` (every deny term implies its endpoint's connection);
+3. **addresses**: every candidate endpoint ``e`` that may share a connection with ``g``
+   (so whose ``ip_ok`` term may be what admits the action) has its address rule
+   implied by a boundary endpoint's ``ip_ok`` term on the ports the two share
+   (:func:`address_covered`), in a boundary rule whose binaries cover ``e``'s rule's
+   or ``g``'s rule's.
+
+Then an action granted by ``g`` and allowed by the candidate is granted by ``b``, denied
+by no boundary rule and admitted by the address rule of some boundary endpoint: the
+boundary allows it. "May share a connection" is :mod:`prover.encode.overlap`'s
+conservative filter, the same one the solver's slices use.
 """
 
 from __future__ import annotations
 
-from prover.model import Endpoint, HttpRule, Policy, QueryMatcher, Rule
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from prover.checks.glob_containment import binary_within, host_within, path_within
+from prover.concrete.ip import host_ip_literal
+from prover.encode.overlap import EndpointIndex, EndpointRef
+from prover.model import (
+    Endpoint,
+    HttpRule,
+    IPAddress,
+    IPNetwork,
+    Policy,
+    QueryMatcher,
+    Rule,
+)
+
+_ASCII_UPPER = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
+"""Policy methods are upper-cased in ASCII only (spec §9.3), as ``str.upper`` does not."""
+_literal: Callable[[str], IPAddress | None] = lru_cache(maxsize=8192)(host_ip_literal)
 
 
-def _method_covered(bound: str, cand: str) -> bool:
-    b, c = bound.upper(), cand.upper()
+# -- one field at a time ---------------------------------------------------------------
+def method_covered(bound: str, cand: str) -> bool:
+    """Policy method ``bound`` matches every action method ``cand`` matches."""
+    b, c = bound.translate(_ASCII_UPPER), cand.translate(_ASCII_UPPER)
+    if c == "":
+        return True  # an empty method matches nothing
     return b == "*" or b == c or (b == "GET" and c == "HEAD")
 
 
-def _path_covered(bound: str, cand: str) -> bool:
-    if bound in ("", "**") or bound == cand:
-        return True
-    if bound.endswith("/**") and "*" not in bound[:-3]:
-        return cand.startswith(bound[:-2])
-    return False
-
-
-def _query_covered(bound: tuple[QueryMatcher, ...], cand: tuple[QueryMatcher, ...]) -> bool:
+def query_covered(bound: tuple[QueryMatcher, ...], cand: tuple[QueryMatcher, ...]) -> bool:
+    """Allow-query map ``bound`` accepts every query ``cand`` accepts (spec §9.5)."""
     cand_by_key = {m.key: m for m in cand}
     for b in bound:
         c = cand_by_key.get(b.key)
         if c is None:
-            return False
+            return False  # the candidate lets the key be absent; the boundary does not
         if c.value == b.value:
             continue
         if b.value is None and c.value is not None and "." not in c.value:
-            continue
+            continue  # every value equals a dot-free literal, so every value is dot-free
         return False
     return True
 
 
-def _rule_covered(bound: HttpRule, cand: HttpRule) -> bool:
-    return (
-        _method_covered(bound.method, cand.method)
-        and _path_covered(bound.path, cand.path)
-        and _query_covered(bound.query, cand.query)
-    )
+def binaries_covered(bound: Rule, cand: Rule) -> bool:
+    """Identity mode: every binary glob of ``cand`` sits inside one of ``bound``'s, so
+    whenever ``cand`` matches the binary or its ancestor, ``bound`` matches it too."""
+    return all(any(binary_within(c, b) for b in bound.binaries) for c in cand.binaries)
 
 
-def _endpoint_covered(bound: Endpoint, cand: Endpoint) -> bool:
-    """Does ``bound`` allow every action ``cand`` allows, whatever the rest of the policy?
-
-    Equal host patterns and equal ``allowed_ips`` give the two endpoints the same
-    destination-address rule. An L4 boundary endpoint allows every layer, so it covers
-    an L4 or REST candidate endpoint on those terms (our extension of the reference's
-    REST-only shortcut; it keeps ordinary L4 policies out of Z3).
-    """
-    if bound.host != cand.host or bound.allowed_ips_raw != cand.allowed_ips_raw:
+def _http_rule_covered(bound: HttpRule, b_endpoint: Endpoint, cand: HttpRule, c_path: str) -> bool:
+    """``bound`` (under endpoint path of ``b_endpoint``) accepts every request ``cand``
+    accepts under the candidate endpoint path ``c_path``. The request path is in both
+    candidate globs, so either one inside a boundary glob is enough."""
+    if not method_covered(bound.method, cand.method):
         return False
-    if not set(cand.ports) <= set(bound.ports) or bound.explicit_tcp != cand.explicit_tcp:
+    if not (path_within(cand.path, bound.path) or path_within(c_path, bound.path)):
+        return False
+    if not (path_within(cand.path, b_endpoint.path) or path_within(c_path, b_endpoint.path)):
+        return False
+    return query_covered(bound.query, cand.query)
+
+
+def endpoint_grant_covered(bound: Endpoint, cand: Endpoint) -> bool:
+    """Every action endpoint ``cand`` grants (its allow part, spec §9.3) is granted by
+    ``bound``. Binaries, denies and addresses are the caller's business.
+
+    An L4 boundary endpoint allows every layer on its connections; a REST one needs a
+    covering allow rule for each candidate allow rule (``access`` presets are already
+    expanded into ``allow_rules``, with exactly their meaning).
+    """
+    if not set(cand.ports) <= set(bound.ports) or not host_within(cand.host, bound.host):
         return False
     if bound.layer == "l4":
         return True
     if cand.layer != "rest":
         return False
-    if bound.access is not None or cand.access is not None:
-        return False
-    if bound.deny_rules or cand.deny_rules:
-        return False
-    if bound.path != cand.path:
-        return False
     return all(
-        any(_rule_covered(b, c) for b in bound.allow_rules) for c in cand.allow_rules if c.method
+        any(_http_rule_covered(b, bound, c, cand.path) for b in bound.allow_rules)
+        for c in cand.allow_rules
+        if c.method
     )
 
 
-def _rule_contained(cand: Rule, bound: Rule, identity: bool) -> bool:
-    if identity and not set(cand.binaries) <= set(bound.binaries):
+def address_covered(bound: Endpoint, cand: Endpoint) -> bool:
+    """The address rule of ``bound`` (spec §9.4) admits every destination that the rule
+    of ``cand`` admits, for connections to a host that ``cand`` matches.
+
+    Callers have established that ``bound``'s host glob contains ``cand``'s, so the
+    gateway-alias branch applies to both or to neither (it depends on the action host
+    and on the glob matching an alias) and is then the same rule; what remains is the
+    ordinary rule and the IP-literal equality that follows it.
+    """
+    literal = _literal(cand.host)
+    bound_literal = _literal(bound.host)
+    if bound_literal is not None and bound_literal != literal:
         return False
-    return all(any(_endpoint_covered(b, c) for b in bound.endpoints) for c in cand.endpoints)
+    if cand.allowed_ips and bound.allowed_ips:
+        return all(
+            any(c.version == b.version and c.subnet_of(b) for b in bound.allowed_ips)
+            for c in cand.allowed_ips
+        )
+    if cand.allowed_ips:
+        # The candidate's rule implies "not hard-blocked, not a control port", which is
+        # exactly the rule of an exact DNS host without allowed_ips.
+        return bound_literal is None and not bound.host_is_wildcard
+    if bound.allowed_ips:
+        return False
+    if literal is not None or bound_literal is not None:
+        return literal == bound_literal
+    return cand.host_is_wildcard == bound.host_is_wildcard
+
+
+def _address_source(bound: Endpoint, cand: Endpoint) -> bool:
+    return _address_source_of(bound.host, bound.allowed_ips, cand.host, cand.allowed_ips)
+
+
+@lru_cache(maxsize=16384)
+def _address_source_of(
+    bound_host: str,
+    bound_ips: tuple[IPNetwork, ...],
+    cand_host: str,
+    cand_ips: tuple[IPNetwork, ...],
+) -> bool:
+    """Host containment and :func:`address_covered`, which read only these fields."""
+    if not host_within(cand_host, bound_host):
+        return False
+    bound = Endpoint(index=0, host=bound_host, ports=(), layer="l4", allowed_ips=bound_ips)
+    cand = Endpoint(index=0, host=cand_host, ports=(), layer="l4", allowed_ips=cand_ips)
+    return address_covered(bound, cand)
+
+
+# -- whole policies --------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """The candidate endpoints of one identity mode whose slices are proved contained."""
+
+    covered: frozenset[EndpointRef]
+    total: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.covered) == self.total
+
+
+class _Policies:
+    """Both policies with their overlap indexes, for one identity mode."""
+
+    def __init__(self, candidate: Policy, boundary: Policy, identity: bool) -> None:
+        self.candidate = candidate
+        self.boundary = boundary
+        self.identity = identity
+        self.cand_refs = _refs(candidate)
+        self.cand_index = EndpointIndex(self.cand_refs)
+        self.bound_index = EndpointIndex(_refs(boundary))
+        self._address: dict[EndpointRef, list[EndpointRef]] = {}
+        self._near: dict[EndpointRef, list[EndpointRef]] = {}
+        self._admitted: dict[EndpointRef, bool] = {}
+
+    def bound_endpoint(self, ref: EndpointRef) -> Endpoint:
+        return self.boundary.rules[ref[0]].endpoints[ref[1]]
+
+    def binaries_ok(self, bound_rule: int, *cand_rules: int) -> bool:
+        if not self.identity:
+            return True
+        bound = self.boundary.rules[bound_rule]
+        return any(binaries_covered(bound, self.candidate.rules[r]) for r in cand_rules)
+
+    def near(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
+        """Boundary endpoints that may share a connection with candidate ``ref``."""
+        found = self._near.get(ref)
+        if found is None:
+            found = self.bound_index.overlapping(endpoint.host, endpoint.ports)
+            self._near[ref] = found
+        return found
+
+    def address_sources(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
+        """Boundary endpoints whose host and address rule cover candidate ``ref``'s."""
+        found = self._address.get(ref)
+        if found is None:
+            found = [
+                b
+                for b in self.near(ref, endpoint)
+                if _address_source(self.bound_endpoint(b), endpoint)
+            ]
+            self._address[ref] = found
+        return found
+
+    def covered(self, ref: EndpointRef, endpoint: Endpoint) -> bool:
+        rule = self.candidate.rules[ref[0]]
+        if self.identity and not rule.binaries:
+            return True  # matches no binary: grants nothing, admits nothing
+        near = self.near(ref, endpoint)
+        if any(self.bound_endpoint(b).deny_rules for b in near):
+            return False
+        if not any(
+            self.binaries_ok(b[0], ref[0])
+            and endpoint_grant_covered(self.bound_endpoint(b), endpoint)
+            for b in near
+        ):
+            return False
+        ports = set(endpoint.ports)
+        for other_ref in self.cand_index.overlapping(endpoint.host, endpoint.ports):
+            other = self.candidate.rules[other_ref[0]].endpoints[other_ref[1]]
+            if self.identity and not self.candidate.rules[other_ref[0]].binaries:
+                continue  # its ip_ok term is false in identity mode
+            if self.admitted_anywhere(other_ref, other):
+                continue
+            shared = ports.intersection(other.ports)
+            if not any(
+                shared <= set(self.bound_endpoint(b).ports)
+                and self.binaries_ok(b[0], other_ref[0], ref[0])
+                for b in self.address_sources(other_ref, other)
+            ):
+                return False
+        return True
+
+    def admitted_anywhere(self, ref: EndpointRef, endpoint: Endpoint) -> bool:
+        """Whether candidate ``ref``'s ip_ok term implies a boundary one on all its
+        ports, whichever endpoint grants (the common case, cached per endpoint)."""
+        found = self._admitted.get(ref)
+        if found is None:
+            ports = set(endpoint.ports)
+            found = any(
+                ports <= set(self.bound_endpoint(b).ports) and self.binaries_ok(b[0], ref[0])
+                for b in self.address_sources(ref, endpoint)
+            )
+            self._admitted[ref] = found
+        return found
+
+
+def _refs(policy: Policy) -> list[tuple[EndpointRef, Endpoint]]:
+    return [
+        ((ri, ei), endpoint)
+        for ri, rule in enumerate(policy.rules)
+        for ei, endpoint in enumerate(rule.endpoints)
+    ]
+
+
+def structural_coverage(
+    candidate: Policy,
+    boundary: Policy,
+    identity: bool,
+    checkpoint: Callable[[], None] | None = None,
+) -> Coverage:
+    """The candidate endpoints whose slices are contained in this identity mode."""
+    policies = _Policies(candidate, boundary, identity)
+    covered: set[EndpointRef] = set()
+    for count, (ref, endpoint) in enumerate(policies.cand_refs):
+        if checkpoint is not None and count % 64 == 63:
+            checkpoint()
+        if policies.covered(ref, endpoint):
+            covered.add(ref)
+    return Coverage(frozenset(covered), len(policies.cand_refs))
 
 
 def structurally_contained(candidate: Policy, boundary: Policy, identity: bool) -> bool:
-    """True only if every candidate rule sits inside one boundary rule, syntactically."""
-    if any(e.deny_rules for r in boundary.rules for e in r.endpoints):
-        return False
-    return all(
-        any(_rule_contained(c, b, identity) for b in boundary.rules) for c in candidate.rules
-    )
+    """True only if every candidate endpoint is covered (the whole mode is within)."""
+    return structural_coverage(candidate, boundary, identity).complete

@@ -21,6 +21,7 @@ against everything.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from prover.concrete.glob import host_matches
 from prover.model import Endpoint
@@ -38,6 +39,7 @@ def _literal_suffix(pattern: str) -> str:
     return pattern if star < 0 else pattern[star + 1 :]
 
 
+@lru_cache(maxsize=16384)
 def hosts_may_overlap(left: str, right: str) -> bool:
     """Whether two host globs might match a common name (never false when they do)."""
     left, right = left.lower(), right.lower()
@@ -59,6 +61,7 @@ def endpoints_may_overlap(left: Endpoint, right: Endpoint) -> bool:
     return not set(left.ports).isdisjoint(right.ports) and hosts_may_overlap(left.host, right.host)
 
 
+@lru_cache(maxsize=8192)
 def complete_labels(pattern: str) -> str:
     """The trailing whole labels every name matched by ``pattern`` ends with."""
     pattern = pattern.lower()
@@ -69,10 +72,11 @@ def complete_labels(pattern: str) -> str:
     return "" if dot < 0 else suffix[dot + 1 :]
 
 
-def _label_suffixes(labels: str) -> list[str]:
-    """``a.b.c`` -> ``[a.b.c, b.c, c]``."""
+@lru_cache(maxsize=8192)
+def _label_suffixes(labels: str) -> tuple[str, ...]:
+    """``a.b.c`` -> ``(a.b.c, b.c, c)``."""
     parts = labels.split(".")
-    return [".".join(parts[i:]) for i in range(len(parts))]
+    return tuple(".".join(parts[i:]) for i in range(len(parts)))
 
 
 class EndpointIndex:

@@ -13,14 +13,13 @@ import z3
 
 import prover.network_solver as network_solver
 from prover.budget import Budget, BudgetExhausted
+from prover.checks.network_report import address_text, network_counterexample
 from prover.concrete.network import network_allows
 from prover.encode.logic import SolverGaveUp, make_solver
 from prover.model import Policy
 from prover.network_solver import (
     INVALID_WITNESS_REASON,
     NetworkModeResult,
-    address_text,
-    network_counterexample,
     solve_network_mode,
     witness_is_canonical,
 )
@@ -683,3 +682,54 @@ def test_escape_like_policy_text_is_read_literally() -> None:
     boundary = single(rep(allow=[http("GE\\u{54}")]))
     assert solve(candidate, boundary).status == "exceeds"
     assert solve(boundary, boundary).status == "within"
+
+
+# -- skipped grants ----------------------------------------------------------------------
+def _deny_pair() -> tuple[Policy, Policy]:
+    """Candidate endpoint 0 is inside the boundary and denies GET /secret; endpoint 1
+    grants GET /b and GET /secret, which the deny of endpoint 0 blocks."""
+    covered = rep(allow=[http("GET", "/a")], deny=[http("GET", "/secret")])
+    other = rep(allow=[http("GET", "/b"), http("GET", "/secret")])
+    candidate = policy(rule("c", [covered, other], [CURL]))
+    boundary = single(rep(allow=[http("GET", "/a"), http("GET", "/b")]))
+    return candidate, boundary
+
+
+def test_a_skipped_endpoint_keeps_its_deny_in_the_other_slices() -> None:
+    candidate, boundary = _deny_pair()
+    assert solve(candidate, boundary).status == "within"
+    result = solve_network_mode(
+        candidate, boundary, identity=False, budget=Budget(20_000), skip=frozenset({(0, 0)})
+    )
+    assert result.status == "within"
+    assert result.queries >= 1
+
+
+def test_skipping_every_grant_asks_nothing() -> None:
+    candidate, boundary = _deny_pair()
+    result = solve_network_mode(
+        candidate,
+        boundary,
+        identity=True,
+        budget=Budget(20_000),
+        skip=frozenset({(0, 0), (0, 1)}),
+    )
+    assert (result.status, result.queries, result.slices) == ("within", 0, 0)
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_skipped_grant_is_not_asked_about(slicing: bool) -> None:
+    # Endpoint 0 really exceeds; skipping it (a caller's claim) hides that exceed, which
+    # shows the skip removes exactly that grant and nothing else.
+    wide = rep(allow=[http("POST", "/a")])
+    inside = rep(allow=[http("GET", "/a")])
+    candidate = policy(rule("c", [wide, inside], [CURL]))
+    boundary = single(rep(allow=[http("GET", "/a")]))
+    kwargs = {"identity": False, "slicing": slicing}
+    assert solve_network_mode(candidate, boundary, budget=Budget(20_000), **kwargs).status == (
+        "exceeds"
+    )
+    skipped = solve_network_mode(
+        candidate, boundary, budget=Budget(20_000), skip=frozenset({(0, 0)}), **kwargs
+    )
+    assert skipped.status == "within"
