@@ -5,6 +5,14 @@ If the awaiting task is cancelled (a client cancelled the request, a transport d
 the check's budget is cancelled, which interrupts Z3, and the task waits — shielded — for
 the thread to finish so that its slot is really free when the cancellation completes.
 A watchdog interrupts the solvers when the deadline passes, in case a stage overruns it.
+
+Limits apply at two levels. This module admits up to :func:`concurrency_limit` checks at
+once, a bound on threads, and of those at most :data:`LARGE_CHECK_LIMIT` whose inputs are
+over :data:`LARGE_INPUT_BYTES`, a bound on memory (reading two policies near the size
+limits takes tens of megabytes). Inside a check only the Z3 stage takes one of the
+:mod:`prover.solver_slots`, a bound on CPU. Most checks are decided in milliseconds of
+plain Python, so admitting many at once lets them finish in proportion to their cost
+(the interpreter is shared) instead of queueing behind another client's long solve.
 """
 
 from __future__ import annotations
@@ -22,14 +30,26 @@ from prover.budget import DEFAULT_TIMEOUT_MS, Budget
 T = TypeVar("T")
 
 _limiter: anyio.CapacityLimiter | None = None
-_limit = max(1, os.cpu_count() or 1)
+_large_limiter: anyio.CapacityLimiter | None = None
+#: Checks admitted at once. Below anyio's default pool of 40 worker threads, which the
+#: server also uses for other blocking work.
+DEFAULT_CONCURRENCY_LIMIT = 32
+_limit = DEFAULT_CONCURRENCY_LIMIT
+#: Inputs larger than this (all policy texts of a call together) count as large.
+LARGE_INPUT_BYTES = 256 * 1024
+#: Large checks admitted at once (each may hold tens of megabytes while reading).
+LARGE_CHECK_LIMIT = max(1, os.cpu_count() or 1)
 
 #: Extra time after the deadline before the watchdog interrupts a check's solvers.
 WATCHDOG_GRACE_S = 0.05
 
 
+def concurrency_limit() -> int:
+    return _limit
+
+
 def set_concurrency_limit(limit: int) -> None:
-    """Set how many checks may run at once in this process (default: CPU count)."""
+    """Set how many checks may run at once in this process (default: 4 per CPU)."""
     global _limit, _limiter
     if limit < 1:
         raise ValueError("concurrency limit must be at least 1")
@@ -45,9 +65,25 @@ def concurrency_limiter() -> anyio.CapacityLimiter:
     return _limiter
 
 
-async def run_in_worker(func: Callable[[Budget], T], budget: Budget) -> T:
-    """Run ``func(budget)`` in a worker thread; cancellation and deadline interrupt it."""
-    limiter = concurrency_limiter()
+def _large_check_limiter() -> anyio.CapacityLimiter:
+    global _large_limiter
+    if _large_limiter is None:
+        _large_limiter = anyio.CapacityLimiter(LARGE_CHECK_LIMIT)
+    return _large_limiter
+
+
+async def run_in_worker(
+    func: Callable[[Budget], T], budget: Budget, *, input_bytes: int | None = None
+) -> T:
+    """Run ``func(budget)`` in a worker thread; cancellation and deadline interrupt it.
+
+    ``input_bytes`` (the size of the texts ``func`` reads; unknown counts as large) picks
+    the admission: a large check first waits for one of the few large-check tokens, so
+    that waiting it holds nothing small checks need.
+    """
+    limiters = [concurrency_limiter()]
+    if input_bytes is None or input_bytes > LARGE_INPUT_BYTES:
+        limiters.insert(0, _large_check_limiter())
     result: list[T] = []
     failure: list[BaseException] = []
     done = anyio.Event()
@@ -59,18 +95,19 @@ async def run_in_worker(func: Callable[[Budget], T], budget: Budget) -> T:
             failure.append(exc)
 
     async def worker() -> None:
+        held: list[anyio.CapacityLimiter] = []
         try:
-            # Wait for a slot only until the deadline: a call queued past it then runs
-            # at once, finds its budget spent and answers inconclusive without solving,
-            # instead of answering seconds late.
-            acquired = False
+            # Wait for admission only until the deadline: a call queued past it then
+            # runs at once, finds its budget spent and answers inconclusive without
+            # solving, instead of answering seconds late.
             with anyio.move_on_after(budget.remaining_ms() / 1000.0):
-                await limiter.acquire()
-                acquired = True
+                for limiter in limiters:
+                    await limiter.acquire()
+                    held.append(limiter)
             try:
                 await anyio.to_thread.run_sync(work)
             finally:
-                if acquired:
+                for limiter in reversed(held):
                     limiter.release()
         finally:
             done.set()
@@ -113,12 +150,25 @@ async def check_boundary_async(
 ) -> BoundaryCheck:
     """``check_boundary`` in a worker thread, bounded by the process-wide limit."""
     budget = budget or Budget(timeout_ms)
-    return await run_in_worker(lambda b: check_boundary(candidate, boundary, budget=b), budget)
+    return await run_in_worker(
+        lambda b: check_boundary(candidate, boundary, budget=b),
+        budget,
+        input_bytes=text_bytes(candidate, boundary),
+    )
+
+
+def text_bytes(*texts: str | bytes | None) -> int:
+    """The size of the texts a call reads; characters count as bytes, close enough for
+    admission."""
+    return sum(len(text) for text in texts if text is not None)
 
 
 __all__ = [
+    "DEFAULT_CONCURRENCY_LIMIT",
     "check_boundary_async",
+    "concurrency_limit",
     "concurrency_limiter",
     "run_in_worker",
     "set_concurrency_limit",
+    "text_bytes",
 ]

@@ -55,7 +55,17 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         type=_positive,
         default=None,
         metavar="N",
-        help="checks run at once in this process (default: the CPU count)",
+        help="checks admitted at once in this process (default: 32; of those, inputs "
+        "over 256 KiB at most one per CPU); checks beyond it wait, at most until their "
+        "deadline",
+    )
+    parser.add_argument(
+        "--max-concurrent-solves",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="Z3 solves run at once in this process (default: the CPU count); only the "
+        "solver stage of a check takes one, so quick checks never wait for a solve",
     )
     parser.add_argument(
         "--cache-size",
@@ -120,10 +130,13 @@ def run(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_level or ("info" if http else "warning"))
     from prover.runner import set_concurrency_limit
+    from prover.solver_slots import set_solver_slots
     from server.app import create_server
 
     if args.max_concurrent_checks is not None:
         set_concurrency_limit(args.max_concurrent_checks)
+    if args.max_concurrent_solves is not None:
+        set_solver_slots(args.max_concurrent_solves)
     if args.cache_size is not None:
         from server.cache import set_cache_size
 

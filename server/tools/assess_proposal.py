@@ -193,7 +193,9 @@ async def assess_proposal(
         )
 
     try:
-        assessment = await runner.run_in_worker(work, Budget(timeout_ms))
+        assessment = await runner.run_in_worker(
+            work, Budget(timeout_ms), input_bytes=runner.text_bytes(*given.values())
+        )
         document: dict[str, Any] = assessment.model_dump(mode="json")
         text = render_text(assessment)
     except ProverError as exc:

@@ -117,6 +117,9 @@ async def explain_counterexample(
                     budget=budget,
                 ),
                 Budget(timeout_ms),
+                input_bytes=runner.text_bytes(
+                    candidate, boundary, result if isinstance(result, str) else None
+                ),
             )
         except Exception as exc:  # kept as a value: an isError result, not a crash
             failure = exc

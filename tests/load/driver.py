@@ -192,6 +192,7 @@ def summarize(records: Sequence[Record], planned: int) -> dict[str, Any]:
             "calls": len(group),
             "latency": percentiles([r.latency_s for r in group]),
             "max_lateness_ms": round(max(r.lateness_s for r in group) * 1000, 1),
+            "lateness": percentiles([max(0.0, r.lateness_s) for r in group]),
             "outcomes": dict(sorted(outcomes.items(), key=lambda item: -item[1])),
         }
     return summary

@@ -44,7 +44,7 @@ async def test_a_call_queued_past_its_deadline_runs_at_once_instead_of_waiting()
         assert waited < 1.5  # the slot stayed busy for up to 5 s
     finally:
         release.set()
-        runner.set_concurrency_limit(max(1, os.cpu_count() or 1))
+        runner.set_concurrency_limit(runner.DEFAULT_CONCURRENCY_LIMIT)
 
 
 def test_interrupting_a_busy_solver_repeatedly_never_raises_in_the_caller() -> None:
@@ -69,3 +69,53 @@ def test_interrupting_a_busy_solver_repeatedly_never_raises_in_the_caller() -> N
                 errors.append(error)
         worker.join()
     assert errors == []
+
+
+async def test_a_quick_check_does_not_wait_for_a_solver_slot_held_by_a_long_solve() -> None:
+    from prover.solver_slots import set_solver_slots, solver_slots
+    from tests.load.workload import TRIVIAL, slow_pair
+
+    set_solver_slots(1)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: runner.check_boundary_async(*slow_pair(), timeout_ms=4_000))
+            with anyio.fail_after(3):
+                while solver_slots().in_use == 0:
+                    await anyio.sleep(0.01)
+            started = time.monotonic()
+            quick = await runner.check_boundary_async(*TRIVIAL, timeout_ms=4_000)
+            waited = time.monotonic() - started
+            assert solver_slots().in_use == 1  # the long solve still holds the only slot
+            tg.cancel_scope.cancel()
+        assert quick.outcome.verdict.value == "within_boundary"
+        assert waited < 1.5  # it used to queue behind the solve for up to 4 s
+    finally:
+        set_solver_slots(max(1, os.cpu_count() or 1))
+
+
+async def test_large_inputs_wait_for_their_own_tokens_while_small_ones_are_admitted() -> None:
+    release = threading.Event()
+    held = 0
+
+    def hold(budget: Budget) -> None:
+        nonlocal held
+        held += 1
+        release.wait(5)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for _ in range(runner.LARGE_CHECK_LIMIT):
+                tg.start_soon(lambda: runner.run_in_worker(hold, Budget(10_000), input_bytes=10**6))
+            with anyio.fail_after(3):
+                while held < runner.LARGE_CHECK_LIMIT:
+                    await anyio.sleep(0.01)
+            with anyio.fail_after(2):
+                small = await runner.run_in_worker(
+                    lambda b: "small", Budget(5_000), input_bytes=100
+                )
+            large = await runner.run_in_worker(lambda b: b.expired, Budget(200), input_bytes=10**6)
+            release.set()
+        assert small == "small"
+        assert large is True  # it waited for a large token until its deadline
+    finally:
+        release.set()
