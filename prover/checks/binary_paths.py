@@ -51,14 +51,37 @@ def _is_glob(binary: str) -> bool:
     return "*" in binary
 
 
-def _endpoints_overlap(first: Endpoint, second: Endpoint) -> bool:
-    if not set(first.ports) & set(second.ports):
-        return False
-    return first.host == second.host or "*" in first.host or "*" in second.host
+class _RuleOverlap:
+    """Which rules of a policy have an endpoint sharing a port with a given endpoint and
+    the same host, or a ``*`` in either host: the reference's overlap test, indexed by
+    port so that comparing two large policies is not quadratic."""
 
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        self._by_port: dict[int, tuple[dict[str, set[int]], set[int], set[int]]] = {}
+        for index, rule in enumerate(rules):
+            for endpoint in rule.endpoints:
+                for port in endpoint.ports:
+                    by_host, wildcard, every = self._by_port.setdefault(port, ({}, set(), set()))
+                    by_host.setdefault(endpoint.host, set()).add(index)
+                    if "*" in endpoint.host:
+                        wildcard.add(index)
+                    every.add(index)
 
-def _rules_overlap(first: Rule, second: Rule) -> bool:
-    return any(_endpoints_overlap(a, b) for a in first.endpoints for b in second.endpoints)
+    def overlapping(self, rule: Rule) -> set[int]:
+        """Indexes of the rules with an endpoint overlapping one of ``rule``'s."""
+        found: set[int] = set()
+        for endpoint in rule.endpoints:
+            for port in endpoint.ports:
+                entry = self._by_port.get(port)
+                if entry is None:
+                    continue
+                by_host, wildcard, every = entry
+                if "*" in endpoint.host:
+                    found |= every
+                else:
+                    found |= by_host.get(endpoint.host, set())
+                    found |= wildcard
+        return found
 
 
 def _authority(endpoint: Endpoint) -> tuple[object, ...]:
@@ -79,39 +102,48 @@ def _authority_set(rule: Rule) -> frozenset[tuple[object, ...]]:
 
 
 def exact_binary_under_glob(candidate: Policy, boundary: Policy) -> str | None:
-    """Rule 1 of §9.7, checked before the identity-on solve."""
-    for glob_rule in boundary.rules:
-        globs = [b for b in glob_rule.binaries if _is_glob(b) and b != UNIVERSAL]
-        if not globs:
-            continue
-        for cand_rule in candidate.rules:
-            if not _rules_overlap(glob_rule, cand_rule):
-                continue
-            cand_authority = _authority_set(cand_rule)
+    """Rule 1 of §9.7, checked before the identity-on solve: a candidate exact binary
+    matched by an overlapping boundary glob must be listed, with the same authority, in
+    some boundary rule."""
+    globbed = [
+        (rule, globs)
+        for rule in boundary.rules
+        if (globs := [b for b in rule.binaries if _is_glob(b) and b != UNIVERSAL])
+    ]
+    if not globbed:
+        return None
+    listed = {(b, _authority_set(rule)) for rule in boundary.rules for b in rule.binaries}
+    overlap = _RuleOverlap(candidate.rules)
+    authorities: dict[int, frozenset[tuple[object, ...]]] = {}
+    for glob_rule, globs in globbed:
+        for index in overlap.overlapping(glob_rule):
+            cand_rule = candidate.rules[index]
             for exact in (b for b in cand_rule.binaries if not _is_glob(b)):
                 if not any(glob_crate_matches(g, exact) for g in globs):
                     continue
-                explicitly_listed = any(
-                    exact in r.binaries and _authority_set(r) == cand_authority
-                    for r in boundary.rules
-                )
-                if not explicitly_listed:
+                if index not in authorities:
+                    authorities[index] = _authority_set(cand_rule)
+                if (exact, authorities[index]) not in listed:
                     return EXACT_UNDER_GLOB_REASON
     return None
 
 
 def exact_deny_under_glob(candidate: Policy, boundary: Policy) -> str | None:
-    """Rule 2 of §9.7, checked after both network solves."""
+    """Rule 2 of §9.7, checked after both network solves: an exact binary of a boundary
+    rule with deny rules, matched by a glob of an overlapping candidate rule with deny
+    rules."""
+    denying = tuple(r for r in candidate.rules if any(e.deny_rules for e in r.endpoints))
+    if not denying:
+        return None
+    overlap = _RuleOverlap(denying)
     for bound_rule in boundary.rules:
         if not any(e.deny_rules for e in bound_rule.endpoints):
             continue
-        for exact in (b for b in bound_rule.binaries if not _is_glob(b)):
-            for cand_rule in candidate.rules:
-                if not any(e.deny_rules for e in cand_rule.endpoints):
-                    continue
-                if not _rules_overlap(bound_rule, cand_rule):
-                    continue
-                globs = [b for b in cand_rule.binaries if _is_glob(b) and b != UNIVERSAL]
-                if any(glob_crate_matches(g, exact) for g in globs):
-                    return DENY_UNDER_GLOB_REASON
+        exacts = [b for b in bound_rule.binaries if not _is_glob(b)]
+        if not exacts:
+            continue
+        for index in overlap.overlapping(bound_rule):
+            globs = [b for b in denying[index].binaries if _is_glob(b) and b != UNIVERSAL]
+            if any(glob_crate_matches(g, exact) for g in globs for exact in exacts):
+                return DENY_UNDER_GLOB_REASON
     return None
