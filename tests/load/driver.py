@@ -37,10 +37,19 @@ class Record:
     timeout_ms: int
     latency_s: float
     outcome: str  # the result value, "isError", or "lost: <why>"
+    #: The check's own time, from the result's receipt: from the moment the tool handler
+    #: started the check's clock (before waiting for admission) to its verdict.
+    server_elapsed_s: float | None = None
 
     @property
     def lateness_s(self) -> float:
         return self.latency_s - self.timeout_ms / 1000.0
+
+    @property
+    def server_lateness_s(self) -> float | None:
+        if self.server_elapsed_s is None:
+            return None
+        return self.server_elapsed_s - self.timeout_ms / 1000.0
 
     @property
     def lost(self) -> bool:
@@ -74,10 +83,14 @@ async def timed_call(client: Client, call: Call) -> Record:
             result = await client.call_tool("check_boundary", call.arguments)
         document = result.structured_content or {}
         outcome = "isError" if result.is_error else str(document.get("result"))
+        receipt = document.get("receipt") or {}
+        elapsed_ms = receipt.get("elapsed_ms") if isinstance(receipt, dict) else None
     except Exception as exc:
         cause = _innermost(exc)
         outcome = f"lost: {type(cause).__name__}: {cause}"[:300]
-    return Record(call.kind, call.timeout_ms, time.monotonic() - started, outcome)
+        elapsed_ms = None
+    server_s = elapsed_ms / 1000.0 if isinstance(elapsed_ms, (int, float)) else None
+    return Record(call.kind, call.timeout_ms, time.monotonic() - started, outcome, server_s)
 
 
 async def run_client(url: str, calls: Sequence[Call], records: list[Record]) -> None:
@@ -193,6 +206,9 @@ def summarize(records: Sequence[Record], planned: int) -> dict[str, Any]:
             "latency": percentiles([r.latency_s for r in group]),
             "max_lateness_ms": round(max(r.lateness_s for r in group) * 1000, 1),
             "lateness": percentiles([max(0.0, r.lateness_s) for r in group]),
+            "server_lateness": percentiles(
+                [max(0.0, late) for r in group if (late := r.server_lateness_s) is not None]
+            ),
             "outcomes": dict(sorted(outcomes.items(), key=lambda item: -item[1])),
         }
     return summary
