@@ -59,6 +59,15 @@ from prover.model import NetworkAction, Policy
 from prover.results import ReasonCode
 from prover.solver_slots import solver_slots
 
+#: How close to the deadline a Z3 time-limit stop still counts as the deadline.
+DEADLINE_SLACK_MS = 10
+
+
+def _stopped_by_time_limit(reason: str) -> bool:
+    text = reason.lower()
+    return "timeout" in text or "cancel" in text
+
+
 INVALID_WITNESS_REASON = "solver returned a model that could not be decoded"
 CANCELLED_REASON = "containment check was cancelled"
 TIMEOUT_REASON = "solver timeout elapsed"
@@ -141,7 +150,13 @@ class _Checker:
             return result
         if budget.cancelled or budget.expired:
             raise BudgetExhausted(cancelled=budget.cancelled)
-        raise SolverGaveUp(solver.reason_unknown())
+        reason = solver.reason_unknown()
+        if _stopped_by_time_limit(reason) and budget.remaining_ms() <= DEADLINE_SLACK_MS:
+            # Z3's own timer was set to the budget's remainder (floored to whole
+            # milliseconds), so it can fire just before the deadline, and Z3 then says
+            # "canceled" as often as "timeout": the budget ran out, not the solver.
+            raise BudgetExhausted(cancelled=False)
+        raise SolverGaveUp(reason)
 
 
 class _ModeSolver:

@@ -733,3 +733,43 @@ def test_a_skipped_grant_is_not_asked_about(slicing: bool) -> None:
         candidate, boundary, budget=Budget(20_000), skip=frozenset({(0, 0)}), **kwargs
     )
     assert skipped.status == "within"
+
+
+class _UnknownSolver:
+    """A stand-in for ``z3.Solver`` whose every check ends ``unknown`` with ``reason``."""
+
+    def __init__(self, reason: str, sleep_s: float = 0.0) -> None:
+        self.reason, self.sleep_s = reason, sleep_s
+
+    def set(self, *_: object) -> None:
+        pass
+
+    def check(self, *_: object) -> object:
+        time.sleep(self.sleep_s)
+        return z3.unknown
+
+    def reason_unknown(self) -> str:
+        return self.reason
+
+
+@pytest.mark.parametrize("reason", ["canceled", "timeout"])
+def test_z3_stopping_on_its_timer_at_the_deadline_is_a_timeout_not_an_unknown(reason: str) -> None:
+    from prover.network_solver import _Checker
+
+    budget = Budget(30)
+    checker = _Checker(budget)
+    time.sleep(0.025)  # Z3's timer may fire a few ms before the budget's deadline
+    with pytest.raises(BudgetExhausted) as stopped:
+        checker.check(_UnknownSolver(reason), [], short=False)  # type: ignore[arg-type]
+    assert not stopped.value.cancelled
+
+
+def test_z3_giving_up_with_time_left_is_reported_with_its_reason() -> None:
+    from prover.encode.logic import SolverGaveUp
+    from prover.network_solver import _Checker
+
+    checker = _Checker(Budget(10_000))
+    with pytest.raises(SolverGaveUp, match="canceled"):
+        checker.check(_UnknownSolver("canceled"), [], short=True)  # type: ignore[arg-type]
+    with pytest.raises(SolverGaveUp, match="incomplete quantifiers"):
+        checker.check(_UnknownSolver("incomplete quantifiers"), [], short=False)  # type: ignore[arg-type]
