@@ -209,3 +209,11 @@ def test_arbitrary_structured_documents_load_or_raise_only_policy_load_error(
     if with_version and isinstance(value, dict):
         value = {"version": 1, **value}
     _load_or_refuse(json.dumps(value))
+
+
+def test_load_errors_escape_control_characters_from_the_input() -> None:
+    with pytest.raises(PolicyLoadError) as caught:
+        load_policy('version: 1\nfilesystem_policy: {read_only: ["rel\\x1b[31m\\npath"]}\n')
+    message = str(caught.value)
+    assert "\x1b" not in message and "\n" not in message
+    assert "rel\\u{1b}[31m\\npath" in message
