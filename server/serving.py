@@ -6,7 +6,9 @@ SDK points file descriptor 1 at stderr while serving, and nothing here prints.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
 import sys
 from dataclasses import dataclass, field
 
@@ -37,6 +39,32 @@ class HttpOptions:
     token: str | None
     extra_allowed_hosts: list[str] = field(default_factory=list)
     log_level: str = "info"
+
+
+#: glibc's ``mallopt`` parameter for the number of malloc arenas.
+_M_ARENA_MAX = -8
+#: Arenas the server keeps: checks allocate on many worker threads, and glibc's default
+#: (8 per core) kept freed memory in each: 200 clients, 8,000 checks in-process grew RSS
+#: to 815 MB, of which ``malloc_trim`` gave back 574 MB; with 2 arenas it stays near
+#: 250 MB at the same throughput.
+MALLOC_ARENAS = 2
+
+
+def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """Cap glibc's malloc arenas for this process; True if the cap was applied.
+
+    Left alone when the operator set ``MALLOC_ARENA_MAX`` (glibc reads it at start), and
+    a no-op where the C library has no ``mallopt`` (macOS) or ignores it (musl).
+    """
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(_M_ARENA_MAX, arenas))
 
 
 def configure_logging(level: str) -> None:

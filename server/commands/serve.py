@@ -126,9 +126,16 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
 
-    from server.serving import HttpOptions, configure_logging, run_http, run_stdio
+    from server.serving import (
+        HttpOptions,
+        configure_logging,
+        limit_malloc_arenas,
+        run_http,
+        run_stdio,
+    )
 
     configure_logging(args.log_level or ("info" if http else "warning"))
+    limit_malloc_arenas()
     from prover.runner import set_concurrency_limit
     from prover.solver_slots import set_solver_slots
     from server.app import create_server
