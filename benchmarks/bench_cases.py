@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_check import load_average, percentile
 from prover.api import check_boundary

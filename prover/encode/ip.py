@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from functools import cached_property
 
 import z3
 
@@ -89,13 +90,24 @@ class IpTerms:
         ctx = ip.bits.ctx
         self.ip = ip
         self.hard_blocked = ip.in_any(HARD_BLOCKED)
-        self.internal = ip.in_any(INTERNAL)
         self.control_port = any_of([port == p for p in sorted(CONTROL_PORTS)], ctx)
         self.ordinary_checks = z3.And(z3.Not(self.hard_blocked), z3.Not(self.control_port))
-        self.gateway_ok = z3.And(
-            ip.in_any(LINK_LOCAL), z3.Not(ip.in_any(METADATA)), z3.Not(self.control_port)
-        )
         self._ordinary: dict[tuple[tuple[IPNetwork, ...], IPAddress | None, bool], z3.BoolRef] = {}
+
+    # Built on first use: only wildcard hosts read ``internal`` and only hosts that can
+    # match a gateway alias read ``gateway_ok``, and each costs a few milliseconds of
+    # term building per solve.
+    @cached_property
+    def internal(self) -> z3.BoolRef:
+        return self.ip.in_any(INTERNAL)
+
+    @cached_property
+    def gateway_ok(self) -> z3.BoolRef:
+        return z3.And(
+            self.ip.in_any(LINK_LOCAL),
+            z3.Not(self.ip.in_any(METADATA)),
+            z3.Not(self.control_port),
+        )
 
     def address_ok(
         self,
