@@ -2,7 +2,7 @@
 
     python benchmarks/load_http.py load [--clients 200] [--calls 2000] [--slow-share 0.1]
         [--slow-timeout-ms 500,2000] [--fast-timeout-ms 30000] [--cache-size 0]
-        [--abandon 8] [--json FILE]
+        [--abandon 8] [--client-processes 1] [--json FILE]
     python benchmarks/load_http.py cache [--repeat 30] [--json FILE]
 
 ``load`` starts ``policy-prover serve --transport streamable-http`` on a free loopback
@@ -87,7 +87,9 @@ async def _load(args: argparse.Namespace, figures: dict[str, Any]) -> None:
             records: list[Record] = []
             async with anyio.create_task_group() as progress:
                 progress.start_soon(_report_progress, records, args.calls)
-                _, probes, wall = await run_load(server, calls, records=records)
+                _, probes, wall = await run_load(
+                    server, calls, records=records, client_processes=args.client_processes
+                )
                 progress.cancel_scope.cancel()
             figures["wall_s"] = round(wall, 1)
             figures["calls"] = summarize(records, args.calls)
@@ -194,6 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     load.add_argument("--fast-timeout-ms", type=int, default=30_000)
     load.add_argument("--cache-size", type=int, default=0)
     load.add_argument("--abandon", type=int, default=8, help="slow calls to abandon (0: skip)")
+    load.add_argument(
+        "--client-processes",
+        type=int,
+        default=1,
+        help="spread the clients over this many processes (progress then shows only "
+        "finished processes)",
+    )
     load.add_argument("--seed", type=int, default=1)
     load.set_defaults(run=run_load_command)
     cache = commands.add_parser("cache", help="cold vs cached check latency over MCP")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import anyio
@@ -161,15 +161,37 @@ async def _sample_memory(server: ServerProcess, probes: Probes, every_s: float) 
         await anyio.sleep(every_s)
 
 
+async def run_client_process(
+    url: str, plan: Sequence[Sequence[Call]], records: list[Record]
+) -> None:
+    """Run ``plan``'s clients in a process of their own (tests/load/clients.py)."""
+    document = json.dumps([[asdict(call) for call in calls] for calls in plan])
+    done = await anyio.run_process(
+        [sys.executable, "-m", "tests.load.clients", url],
+        input=document.encode(),
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": REPO_ROOT},
+        check=False,
+    )
+    if done.returncode != 0:
+        why = f"lost: client process exited {done.returncode}: {done.stderr.decode()[-200:]}"
+        records.extend(Record(c.kind, c.timeout_ms, 0.0, why) for calls in plan for c in calls)
+        return
+    records.extend(Record(**record) for record in json.loads(done.stdout))
+
+
 async def run_load(
     server: ServerProcess,
     plan: Sequence[Sequence[Call]],
     probe_every_s: float = 0.1,
     records: list[Record] | None = None,
+    client_processes: int = 1,
 ) -> tuple[list[Record], Probes, float]:
     """Run every client of ``plan`` at once, with probes; (records, probes, wall seconds).
 
-    Pass ``records`` to watch the calls being answered while the load runs.
+    Pass ``records`` to watch the calls being answered while the load runs (with
+    ``client_processes`` above 1, the clients run in that many processes of their own
+    and their records arrive when each process ends).
     """
     records = [] if records is None else records
     probes = Probes()
@@ -179,8 +201,13 @@ async def run_load(
         async with anyio.create_task_group() as background:
             background.start_soon(_sample_memory, server, probes, probe_every_s)
             async with anyio.create_task_group() as clients:
-                for calls in plan:
-                    clients.start_soon(run_client, server.url, calls, records)
+                if client_processes > 1:
+                    for index in range(client_processes):
+                        part = plan[index::client_processes]
+                        clients.start_soon(run_client_process, server.url, part, records)
+                else:
+                    for calls in plan:
+                        clients.start_soon(run_client, server.url, calls, records)
             wall = time.monotonic() - started
             background.cancel_scope.cancel()
     finally:
