@@ -6,8 +6,9 @@ and ``binary_within`` (binary globs). A ``False`` means "not proved", never "dis
 the callers then let the probes and Z3 decide.
 
 Each glob is compiled to a small nondeterministic automaton that reads one character at a
-time, following the grammar of §9.2 (it is an independent reading of the spec, checked
-against the ground-truth matchers of :mod:`prover.concrete.glob` by the tests):
+time, from the elements :mod:`prover.encode.automata` reads the grammar of §9.2 into (the
+same reading as the Z3 encoding's; the tests check both against the independent
+ground-truth matchers of :mod:`prover.concrete.glob`):
 
 * host: ``**`` any string, ``*`` a run without ``.``, other characters literal; the
   pattern exactly ``**`` is any string;
@@ -37,6 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+
+from prover.encode.automata import Element, host_elements, path_elements
 
 MAX_PAIRS = 20_000
 """Product states explored before giving up (``False``: not proved)."""
@@ -98,53 +101,30 @@ class _Builder:
         )
 
 
+def _compile(elements: tuple[Element, ...]) -> _Automaton:
+    """The automaton of a glob's elements (the grammar of :mod:`prover.encode.automata`,
+    which the Z3 encoding reads too)."""
+    build = _Builder()
+    for element in elements:
+        if element.kind == "lit":
+            build.literal(element.char)
+        elif element.kind == "run":
+            build.run(_NOT, element.char)
+        elif element.kind == "dirs":
+            build.dirs()
+        else:
+            build.run(_ANY)
+    return build.done()
+
+
 @lru_cache(maxsize=4096)
 def _host_automaton(pattern: str) -> _Automaton:
-    build = _Builder()
-    if pattern == "**":
-        build.run(_ANY)
-        return build.done()
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**", index):
-            build.run(_ANY)
-            index += 2
-        elif pattern[index] == "*":
-            build.run(_NOT, ".")
-            index += 1
-        else:
-            build.literal(pattern[index])
-            index += 1
-    return build.done()
+    return _compile(host_elements(pattern))
 
 
 @lru_cache(maxsize=4096)
 def _path_automaton(pattern: str) -> _Automaton:
-    build = _Builder()
-    if pattern == "**":
-        build.run(_ANY)
-        return build.done()
-    segments = pattern.split("/")
-    index = 0
-    while index < len(segments):
-        segment = segments[index]
-        if segment == "**":
-            while index + 1 < len(segments) and segments[index + 1] == "**":
-                index += 1
-            if index + 1 < len(segments):
-                build.dirs()  # absorbs the "/" that follows it
-            else:
-                build.run(_ANY)
-        else:
-            for char in segment:
-                if char == "*":
-                    build.run(_NOT, "/")
-                else:
-                    build.literal(char)
-            if index + 1 < len(segments):
-                build.literal("/")
-        index += 1
-    return build.done()
+    return _compile(path_elements(pattern))
 
 
 def _closure(auto: _Automaton, states: frozenset[int] | set[int]) -> frozenset[int]:
