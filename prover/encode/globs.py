@@ -22,6 +22,7 @@ from typing import Literal
 
 import z3
 
+from prover.encode.automata import Element, host_elements, path_elements
 from prover.encode.logic import text_value
 
 GlobKind = Literal["host", "path"]
@@ -107,67 +108,30 @@ class GlobCompiler:
         return cached
 
     def _compile_host(self, pattern: str) -> z3.ReRef:
-        if pattern == "**":
-            return self.any_string
-        parts: list[z3.ReRef] = []
-        literal: list[str] = []
-
-        def flush() -> None:
-            if literal:
-                parts.append(self.literal("".join(literal)))
-                literal.clear()
-
-        index = 0
-        while index < len(pattern):
-            if pattern.startswith("**", index):
-                flush()
-                parts.append(self.any_string)
-                index += 2
-            elif pattern[index] == "*":
-                flush()
-                parts.append(self.run_without("."))
-                index += 1
-            else:
-                literal.append(pattern[index])
-                index += 1
-        flush()
-        return self._concat(parts)
+        return self._compile(host_elements(pattern))
 
     def _compile_path(self, pattern: str) -> z3.ReRef:
-        if pattern == "**":
-            return self.any_string
-        segments = pattern.split("/")
+        return self._compile(path_elements(pattern))
+
+    def _compile(self, elements: tuple[Element, ...]) -> z3.ReRef:
+        """The regex of a glob read into elements by :mod:`prover.encode.automata` (the
+        one reading of the grammar on the prover's side)."""
         parts: list[z3.ReRef] = []
         literal: list[str] = []
-
-        def flush() -> None:
+        for element in elements:
+            if element.kind == "lit":
+                literal.append(element.char)
+                continue
             if literal:
                 parts.append(self.literal("".join(literal)))
                 literal.clear()
-
-        index = 0
-        while index < len(segments):
-            segment = segments[index]
-            last = index + 1 == len(segments)
-            if segment == "**":
-                while index + 1 < len(segments) and segments[index + 1] == "**":
-                    index += 1
-                last = index + 1 == len(segments)
-                flush()
-                if last:
-                    parts.append(self.any_string)
-                else:
-                    directories = z3.Concat(self.any_string, self.literal("/"))
-                    parts.append(z3.Union(self.literal(""), directories))
+            if element.kind == "run":
+                parts.append(self.run_without(element.char))
+            elif element.kind == "dirs":
+                directories = z3.Concat(self.any_string, self.literal("/"))
+                parts.append(z3.Union(self.literal(""), directories))
             else:
-                for character in segment:
-                    if character == "*":
-                        flush()
-                        parts.append(self.run_without("/"))
-                    else:
-                        literal.append(character)
-                if not last:
-                    literal.append("/")
-            index += 1
-        flush()
+                parts.append(self.any_string)
+        if literal:
+            parts.append(self.literal("".join(literal)))
         return self._concat(parts)
