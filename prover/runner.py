@@ -18,6 +18,7 @@ plain Python, so admitting many at once lets them finish in proportion to their 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -72,6 +73,10 @@ def _large_check_limiter() -> anyio.CapacityLimiter:
     return _large_limiter
 
 
+def _seconds_left(budget: Budget) -> float:
+    return max(0.0, budget.deadline - time.monotonic())
+
+
 async def run_in_worker(
     func: Callable[[Budget], T], budget: Budget, *, input_bytes: int | None = None
 ) -> T:
@@ -100,10 +105,14 @@ async def run_in_worker(
             # Wait for admission only until the deadline: a call queued past it then
             # runs at once, finds its budget spent and answers inconclusive without
             # solving, instead of answering seconds late.
-            with anyio.move_on_after(budget.remaining_ms() / 1000.0):
+            with anyio.move_on_after(_seconds_left(budget)):
                 for limiter in limiters:
                     await limiter.acquire()
                     held.append(limiter)
+            while len(held) < len(limiters) and not budget.expired:
+                # The timer may fire a hair before the deadline; let it pass, so that
+                # the check sees a spent budget rather than a millisecond of one.
+                await anyio.sleep(_seconds_left(budget))
             try:
                 await anyio.to_thread.run_sync(work)
             finally:
@@ -113,7 +122,7 @@ async def run_in_worker(
             done.set()
 
     async def watchdog() -> None:
-        delay = max(0.0, budget.remaining_ms() / 1000.0) + WATCHDOG_GRACE_S
+        delay = _seconds_left(budget) + WATCHDOG_GRACE_S
         with anyio.move_on_after(delay):
             await done.wait()
         while not done.is_set():
