@@ -62,7 +62,7 @@ def check_boundary(
     Pass a ``budget`` to cancel the check from another thread; otherwise one is made
     from ``timeout_ms``.
     """
-    from prover.checks.boundary import check_policies, stopped_outcome
+    from prover.checks.boundary import check_policies
     from prover.policy.loader import load_policy
 
     budget = budget or Budget(timeout_ms)
@@ -82,7 +82,7 @@ def check_boundary(
             else:
                 outcome = check_policies(cand, bound, budget)
     except BudgetExhausted as exc:
-        outcome = stopped_outcome(exc)
+        outcome = CheckOutcome.stopped(exc.cancelled)
     except Exception as exc:  # soundness: an internal failure is never a pass
         import logging  # only here: nothing else on the CLI path needs it (~4 ms)
 

@@ -16,15 +16,16 @@ from contextlib import contextmanager
 from typing import Any
 
 DEFAULT_TIMEOUT_MS = 10_000
+#: The reference's reasons for a check stopped by cancellation or by its deadline.
+CANCELLED_REASON = "containment check was cancelled"
+TIMEOUT_REASON = "solver timeout elapsed"
 
 
 class BudgetExhausted(Exception):
     """Raised inside a check when its deadline has passed or it was cancelled."""
 
     def __init__(self, cancelled: bool) -> None:
-        super().__init__(
-            "containment check was cancelled" if cancelled else "solver timeout elapsed"
-        )
+        super().__init__(CANCELLED_REASON if cancelled else TIMEOUT_REASON)
         self.cancelled = cancelled
 
 

@@ -30,7 +30,7 @@ from typing import Literal
 
 import z3
 
-from prover.budget import Budget, BudgetExhausted
+from prover.budget import CANCELLED_REASON, TIMEOUT_REASON, Budget, BudgetExhausted
 from prover.concrete.canonical import (
     is_action_domain_binary,
     is_action_domain_path,
@@ -69,8 +69,6 @@ def _stopped_by_time_limit(reason: str) -> bool:
 
 
 INVALID_WITNESS_REASON = "solver returned a model that could not be decoded"
-CANCELLED_REASON = "containment check was cancelled"
-TIMEOUT_REASON = "solver timeout elapsed"
 SHORT_CHECK_MS = 100
 """Time limit of the checks that only shape a witness (never of a deciding check)."""
 

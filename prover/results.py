@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from prover.budget import CANCELLED_REASON, TIMEOUT_REASON
+
 COVERAGE_DOMAINS: tuple[str, ...] = (
     "filesystem",
     "network_l4",
@@ -133,6 +135,13 @@ class CheckOutcome(_Frozen):
     @classmethod
     def inconclusive(cls, code: ReasonCode, reason: str) -> CheckOutcome:
         return cls(verdict=Verdict.INCONCLUSIVE, reason_code=code, reason=reason)
+
+    @classmethod
+    def stopped(cls, cancelled: bool) -> CheckOutcome:
+        """A check stopped by cancellation or by its deadline, in the reference's words."""
+        if cancelled:
+            return cls.inconclusive(ReasonCode.CANCELLED, CANCELLED_REASON)
+        return cls.inconclusive(ReasonCode.SOLVER_TIMEOUT, TIMEOUT_REASON)
 
     @classmethod
     def error(cls, reason: str) -> CheckOutcome:

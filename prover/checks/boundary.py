@@ -26,13 +26,6 @@ def _projection(policy: Policy) -> Policy:
     return replace(policy, rules=tuple(replace(r, key="", name="") for r in policy.rules))
 
 
-def stopped_outcome(exc: BudgetExhausted) -> CheckOutcome:
-    """The reference's ``inconclusive`` result for a check stopped by its budget."""
-    if exc.cancelled:
-        return CheckOutcome.inconclusive(ReasonCode.CANCELLED, "containment check was cancelled")
-    return CheckOutcome.inconclusive(ReasonCode.SOLVER_TIMEOUT, "solver timeout elapsed")
-
-
 def _check_network_mode(
     candidate: Policy, boundary: Policy, *, identity: bool, budget: Budget
 ) -> CheckOutcome:
@@ -55,7 +48,7 @@ def check_policies(
 ) -> CheckOutcome:
     """Run the whole check on two loaded policies under ``budget``."""
     if budget.cancelled:
-        return stopped_outcome(BudgetExhausted(cancelled=True))
+        return CheckOutcome.stopped(cancelled=True)
     limit = resource_limit_reason(candidate, boundary)
     if limit is not None:
         return CheckOutcome.inconclusive(ReasonCode.RESOURCE_LIMIT, limit)
@@ -72,7 +65,7 @@ def check_policies(
     try:
         return _check_models(normalize(candidate), normalize(boundary), budget)
     except BudgetExhausted as exc:
-        return stopped_outcome(exc)
+        return CheckOutcome.stopped(exc.cancelled)
 
 
 def _check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:

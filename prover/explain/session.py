@@ -80,12 +80,10 @@ class Session:
         else:
             timeout = self.budget.remaining_ms() - self._reserve_ms
         if self.budget.cancelled:
-            return CheckOutcome.inconclusive(
-                ReasonCode.CANCELLED, "containment check was cancelled"
-            )
+            return CheckOutcome.stopped(cancelled=True)
         if timeout <= 0 or (not final and timeout < MIN_STEP_MS):
             self.time_ran_out = True
-            return CheckOutcome.inconclusive(ReasonCode.SOLVER_TIMEOUT, "solver timeout elapsed")
+            return CheckOutcome.stopped(cancelled=False)
         self.checks_run += 1
         outcome = check_boundary(
             candidate, boundary, budget=StepBudget(self.budget, timeout)
