@@ -111,10 +111,27 @@ class FilesystemPolicySection(_Closed):
         return tuple(result)
 
 
+def _compatibility(value: object) -> object:
+    # The runtime reads any other string as best_effort. We refuse it: a misspelt
+    # ``hard_requirement`` would otherwise silently weaken the policy it was meant to pin.
+    if isinstance(value, str) and value not in ("best_effort", "hard_requirement"):
+        raise fail(
+            (
+                "field '",
+                f"' must be 'best_effort' or 'hard_requirement' (got the string {value!r}); "
+                "the runtime silently treats other values as best_effort, so policy-prover "
+                "refuses them rather than let a misspelling weaken the policy",
+            )
+        )
+    return value
+
+
 class LandlockSection(_Closed):
-    compatibility: Absent[Literal["best_effort", "hard_requirement"]] = Field(
-        None, description="Landlock enforcement mode; omitted means best_effort."
-    )
+    compatibility: Annotated[
+        Literal["best_effort", "hard_requirement"] | None,
+        BeforeValidator(_compatibility),
+        BeforeValidator(_reject_null),
+    ] = Field(None, description="Landlock enforcement mode; omitted means best_effort.")
 
 
 def _identity(value: object) -> object:

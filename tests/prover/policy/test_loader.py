@@ -83,7 +83,7 @@ def test_every_error_case_is_refused_with_a_message_naming_the_problem(
     side, expected = ERROR_CASES[case["id"]]
     other = "boundary" if side == "candidate" else "candidate"
     with pytest.raises(PolicyLoadError) as caught:
-        load_policy(case[side])
+        load_policy(case[side], reference=True)
     assert expected in str(caught.value)
     assert isinstance(load_policy(case[other]), AuthoredPolicy)
 

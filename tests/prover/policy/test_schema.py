@@ -96,9 +96,25 @@ cedar_policy: 'permit(principal, action, resource);'
 """
 
 
+# Refused by the strict (reference) reading, accepted by the mainline reading
+# (tests/prover/policy/test_mainline.py covers them).
+MAINLINE_ACCEPTS = {
+    "version: 1\nfilesystem_policy: null\n",
+    "version: 1\nprocess: null\n",
+    "version: 1\nnetwork_policies: null\n",
+    "version: 1\nprocess: {run_as_user: 1500}\n",
+    "version: 1\nprocess: {run_as_group: 0}\n",
+}
+
+
 def _refusal(text: str) -> PolicyLoadError:
+    """The strict reading's error; the default reading must refuse the same way."""
     with pytest.raises(PolicyLoadError) as caught:
-        load_policy(text)
+        load_policy(text, reference=True)
+    if text not in MAINLINE_ACCEPTS:
+        with pytest.raises(PolicyLoadError) as default:
+            load_policy(text)
+        assert str(default.value) == str(caught.value)
     return caught.value
 
 
@@ -169,7 +185,7 @@ network_policies:
             "unknown field 'network_policies.gh.endpoints[0].review'",
         ),
         (
-            "version: 1\nnetwork_policies: {gh: {binaries: [{path: /x, harness: true}]}}\n",
+            "version: 1\nnetwork_policies: {gh: {binaries: [{path: /x, harness: 1}]}}\n",
             "unknown field 'network_policies.gh.binaries[0].harness'",
         ),
         (

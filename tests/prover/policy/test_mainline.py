@@ -1,0 +1,89 @@
+"""The default reading accepts what the mainline runtime parser accepts; the reference
+reading stays strict."""
+
+from __future__ import annotations
+
+import pytest
+
+from prover.errors import PolicyLoadError
+from prover.policy.loader import load_policy
+
+ACCEPTED_BY_MAINLINE = {
+    "comment-only network_policies (upstream skill template)": (
+        "version: 1\nnetwork_policies:\n  # add rules here\n",
+        "field 'network_policies' must not be null",
+    ),
+    "null filesystem_policy": (
+        "version: 1\nfilesystem_policy: null\n",
+        "field 'filesystem_policy' must not be null",
+    ),
+    "empty filesystem_policy": (
+        "version: 1\nfilesystem_policy:\n",
+        "field 'filesystem_policy' must not be null",
+    ),
+    "null process and landlock": (
+        "version: 1\nprocess: ~\nlandlock:\n",
+        "must not be null",
+    ),
+    "null network_middlewares": (
+        "version: 1\nnetwork_middlewares:\n",
+        "field 'network_middlewares' must not be null",
+    ),
+    "unquoted numeric run_as_user": (
+        "version: 1\nprocess: {run_as_user: 1000, run_as_group: 1000}\n",
+        "must be a string (got the integer 1000)",
+    ),
+    "deprecated binaries[].harness": (
+        "version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: a.com, port: 443}]\n"
+        "    binaries: [{path: /usr/bin/curl, harness: true}]\n",
+        "unknown field 'network_policies.a.binaries[0].harness'",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED_BY_MAINLINE))
+def test_mainline_accepts_and_the_reference_reading_refuses(name: str) -> None:
+    text, reference_error = ACCEPTED_BY_MAINLINE[name]
+    load_policy(text)
+    with pytest.raises(PolicyLoadError) as caught:
+        load_policy(text, reference=True)
+    assert reference_error in str(caught.value)
+
+
+def test_null_sections_read_as_absent_with_absent_defaults() -> None:
+    policy = load_policy("version: 1\nfilesystem_policy: null\nnetwork_policies:\n")
+    assert policy.filesystem_policy is None
+    assert policy.network_policies == {}
+
+
+def test_numeric_identities_read_as_their_decimal_text() -> None:
+    policy = load_policy("version: 1\nprocess: {run_as_user: 1000, run_as_group: 0}\n")
+    assert policy.process is not None
+    assert (policy.process.run_as_user, policy.process.run_as_group) == ("1000", "0")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # Only a boolean harness is the deprecated flag; anything else stays an error.
+        (
+            "version: 1\nnetwork_policies:\n  a:\n    binaries: [{path: /x, harness: yes}]\n",
+            "harness",
+        ),
+        ("version: 1\nprocess: {run_as_user: true}\n", "run_as_user"),
+        ("version: 1\nprocess: {run_as_user: 1.5}\n", "run_as_user"),
+        ("version: 1\nnetwork_policies: []\n", "network_policies"),
+    ],
+)
+def test_other_shapes_stay_errors_naming_the_field(text: str, message: str) -> None:
+    with pytest.raises(PolicyLoadError) as caught:
+        load_policy(text)
+    assert message in str(caught.value)
+
+
+def test_a_misspelt_landlock_mode_is_refused_with_the_reason_we_are_stricter() -> None:
+    with pytest.raises(PolicyLoadError) as caught:
+        load_policy("version: 1\nlandlock: {compatibility: hard_requirment}\n")
+    message = str(caught.value)
+    assert "landlock.compatibility" in message
+    assert "silently treats other values as best_effort" in message
