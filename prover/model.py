@@ -25,6 +25,7 @@ from typing import Literal
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Layer = Literal["l4", "rest"]
+EndpointRole = Literal["full", "deny_only", "ip_only"]
 AccessPreset = Literal["read-only", "read-write", "full"]
 
 PRESET_METHODS: Mapping[str, tuple[str, ...]] = {
@@ -75,6 +76,29 @@ class Endpoint:
     allow_rules: tuple[HttpRule, ...] = ()
     deny_rules: tuple[HttpRule, ...] = ()
     explicit_tcp: bool = False
+    role: EndpointRole = "full"
+    """Which of the endpoint's three terms take part (spec §9.3/§9.4 define them all).
+
+    ``full`` is every endpoint of the reference model. The extended analysis
+    (:mod:`prover.extended`) bounds a policy from above and below with two more:
+    ``deny_only`` keeps its deny rules but grants nothing and admits no address (what is
+    left of an endpoint whose grants depend on the runtime's endpoint selection, in a
+    lower bound: its denies may still apply); ``ip_only`` admits addresses but grants
+    and denies nothing (an endpoint whose grants the extended analysis checks on its own,
+    in an upper bound: its address rule may still admit another endpoint's grant).
+    """
+
+    @property
+    def grants(self) -> bool:
+        return self.role == "full"
+
+    @property
+    def admits(self) -> bool:
+        return self.role != "deny_only"
+
+    @property
+    def denies(self) -> bool:
+        return self.role != "ip_only"
 
     @property
     def host_is_wildcard(self) -> bool:

@@ -215,7 +215,8 @@ class _Policies:
             found = [
                 b
                 for b in self.near(ref, endpoint)
-                if _address_source(self.bound_endpoint(b), endpoint)
+                if self.bound_endpoint(b).admits
+                and _address_source(self.bound_endpoint(b), endpoint)
             ]
             self._address[ref] = found
         return found
@@ -224,11 +225,14 @@ class _Policies:
         rule = self.candidate.rules[ref[0]]
         if self.identity and not rule.binaries:
             return True  # matches no binary: grants nothing, admits nothing
+        if not endpoint.grants:
+            return True  # its slice is empty
         near = self.near(ref, endpoint)
-        if any(self.bound_endpoint(b).deny_rules for b in near):
+        if any(self.bound_endpoint(b).deny_rules and self.bound_endpoint(b).denies for b in near):
             return False
         if not any(
             self.binaries_ok(b[0], ref[0])
+            and self.bound_endpoint(b).grants
             and endpoint_grant_covered(self.bound_endpoint(b), endpoint)
             for b in near
         ):
@@ -238,6 +242,8 @@ class _Policies:
             other = self.candidate.rules[other_ref[0]].endpoints[other_ref[1]]
             if self.identity and not self.candidate.rules[other_ref[0]].binaries:
                 continue  # its ip_ok term is false in identity mode
+            if not other.admits:
+                continue  # its ip_ok term is false
             if self.admitted_anywhere(other_ref, other):
                 continue
             shared = ports.intersection(other.ports)

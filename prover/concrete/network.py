@@ -116,6 +116,8 @@ def _endpoint_grants(
     endpoint: Endpoint, action: NetworkAction, query: QueryValues
 ) -> Iterator[int | None]:
     """Yield one allow-rule index (or ``None``) per way the endpoint grants ``action``."""
+    if not endpoint.grants:
+        return
     if endpoint.layer == "l4":
         if endpoint_matches_connection(endpoint, action):
             yield None
@@ -134,7 +136,7 @@ def _endpoint_grants(
 def _endpoint_denials(
     endpoint: Endpoint, action: NetworkAction, query: QueryValues
 ) -> Iterator[int]:
-    if not endpoint.deny_rules or not _rest_selected(endpoint, action):
+    if not endpoint.denies or not endpoint.deny_rules or not _rest_selected(endpoint, action):
         return
     for rule in endpoint.deny_rules:
         if _http_rule_matches(rule, action, query, deny=True):
@@ -175,7 +177,9 @@ def ip_ok(policy: Policy, action: NetworkAction) -> bool:
     """Some endpoint the action connects to (for a matching rule) accepts its address."""
     check_action(action)
     return any(
-        endpoint_matches_connection(endpoint, action) and endpoint_ip_ok(endpoint, action)
+        endpoint.admits
+        and endpoint_matches_connection(endpoint, action)
+        and endpoint_ip_ok(endpoint, action)
         for rule in policy.rules
         if binaries_match(rule, action)
         for endpoint in rule.endpoints

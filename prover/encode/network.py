@@ -170,6 +170,9 @@ class PolicyTerms:
         if cached is None:
             self._tick()
             endpoint = self.endpoint(ref)
+            if not endpoint.grants:
+                self._grant[ref] = constant(False, self.ctx)
+                return self._grant[ref]
             if endpoint.layer == "l4":
                 allows = self.connection(ref)
             else:
@@ -186,7 +189,7 @@ class PolicyTerms:
         if cached is None:
             self._tick()
             endpoint = self.endpoint(ref)
-            if endpoint.layer != "rest" or not endpoint.deny_rules:
+            if endpoint.layer != "rest" or not endpoint.deny_rules or not endpoint.denies:
                 cached = constant(False, self.ctx)
             else:
                 rules = term_or(
@@ -202,6 +205,9 @@ class PolicyTerms:
         if cached is None:
             self._tick()
             endpoint = self.endpoint(ref)
+            if not endpoint.admits:
+                self._ip_ok[ref] = constant(False, self.ctx)
+                return self._ip_ok[ref]
             alias: Term | None = None
             if endpoint_can_match_gateway(endpoint):
                 aliases = (self._member("host", "eq", a) for a in GATEWAY_ALIASES)
