@@ -56,11 +56,14 @@ def check_boundary(
     *,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
+    reference_semantics: bool = False,
 ) -> BoundaryCheck:
     """Prove that ``candidate`` allows nothing beyond ``boundary`` (policy texts).
 
     Pass a ``budget`` to cancel the check from another thread; otherwise one is made
-    from ``timeout_ms``.
+    from ``timeout_ms``. ``reference_semantics`` reproduces the reference prover exactly
+    (its strict reading and its ``unsupported`` cases); the default is the extended,
+    sound analysis that also decides what the runtime does beyond that model.
     """
     from prover.checks.boundary import check_policies
     from prover.policy.loader import load_policy
@@ -71,16 +74,16 @@ def check_boundary(
         try:
             # Reading is part of the check: a policy near the size limits takes a few
             # hundred milliseconds to read, so the deadline bounds it too.
-            cand = load_policy(candidate, budget.checkpoint)
+            cand = load_policy(candidate, budget.checkpoint, reference=reference_semantics)
         except PolicyLoadError as exc:
             outcome = CheckOutcome.error(f"invalid candidate policy: invalid policy: {exc}")
         else:
             try:
-                bound = load_policy(boundary, budget.checkpoint)
+                bound = load_policy(boundary, budget.checkpoint, reference=reference_semantics)
             except PolicyLoadError as exc:
                 outcome = CheckOutcome.error(f"invalid boundary policy: invalid policy: {exc}")
             else:
-                outcome = check_policies(cand, bound, budget)
+                outcome = check_policies(cand, bound, budget, reference=reference_semantics)
     except BudgetExhausted as exc:
         outcome = CheckOutcome.stopped(exc.cancelled)
     except Exception as exc:  # soundness: an internal failure is never a pass
@@ -97,5 +100,7 @@ def check_boundary(
         z3_version=z3_version(),
         elapsed_ms=round(budget.elapsed_ms(), 3),
         decided_by=outcome.decided_by,
+        semantics="reference" if reference_semantics else "extended",
+        readings=outcome.readings,
     )
     return BoundaryCheck(outcome=outcome, receipt=receipt)

@@ -113,6 +113,10 @@ class CheckOutcome(_Frozen):
         default=None,
         description="Which stage decided: equality, structural, probe, z3, process, ...",
     )
+    readings: tuple[str, ...] = Field(
+        default=(),
+        description="Constructs read beyond the reference model (extended semantics).",
+    )
 
     @property
     def exit_code(self) -> int:
@@ -156,3 +160,11 @@ class Receipt(_Frozen):
     z3_version: str
     elapsed_ms: float
     decided_by: str | None = None
+    semantics: Literal["extended", "reference"] = Field(
+        default="extended",
+        description="extended: the sound analysis beyond the reference model (default); "
+        "reference: exactly the reference prover's verdicts.",
+    )
+    readings: tuple[str, ...] = Field(
+        default=(), description="Constructs read beyond the reference model."
+    )

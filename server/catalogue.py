@@ -45,12 +45,17 @@ RESULTS: dict[Verdict, tuple[str, str]] = {
 REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
     ReasonCode.UNSUPPORTED_POLICY_SHAPE: (
         Verdict.UNSUPPORTED,
-        "A policy uses a construct outside the model (e.g. GraphQL, WebSocket or MCP "
-        "protocols, audit-mode REST, middlewares, credential controls, non-ASCII selectors, "
-        "ambiguous overlapping endpoints) or changes the process identity in a way that "
-        "needs the image's account database.",
-        "Remove or rewrite the construct named in reason; keep run_as_user/run_as_group "
-        "identical to the boundary's.",
+        "A policy uses a construct the analysis cannot decide soundly: Cedar policies, "
+        "unsupported host, path or query globs, non-ASCII selectors, process identities "
+        "outside sandbox/root/uid, middlewares that differ from the boundary's, an opaque "
+        "endpoint (websocket, MCP, JSON-RPC, GraphQL, SQL, credential injection) without an "
+        "identical boundary endpoint or raw L4 access covering it, or overlapping endpoints "
+        "whose answer depends on which one the runtime selects (reason names them). With "
+        "--reference-semantics: everything outside the reference model.",
+        "Remove or rewrite the construct named in reason: give an opaque endpoint the "
+        "boundary's exact configuration, make overlapping endpoints agree (same protocol, "
+        "enforcement, tls and allowed_ips), keep run_as_user/run_as_group identical to the "
+        "boundary's.",
     ),
     ReasonCode.UNRESOLVED_WORKDIR: (
         Verdict.UNSUPPORTED,

@@ -44,9 +44,18 @@ def _check_network_mode(
 
 
 def check_policies(
-    candidate: AuthoredPolicy, boundary: AuthoredPolicy, budget: Budget
+    candidate: AuthoredPolicy,
+    boundary: AuthoredPolicy,
+    budget: Budget,
+    *,
+    reference: bool = False,
 ) -> CheckOutcome:
-    """Run the whole check on two loaded policies under ``budget``."""
+    """Run the whole check on two loaded policies under ``budget``.
+
+    ``reference`` gives exactly the reference prover's verdicts and reasons; the default
+    is the extended analysis (:mod:`prover.extended.check`), which decides soundly much
+    of what the reference reports ``unsupported``.
+    """
     if budget.cancelled:
         return CheckOutcome.stopped(cancelled=True)
     limit = resource_limit_reason(candidate, boundary)
@@ -56,19 +65,24 @@ def check_policies(
         return CheckOutcome.inconclusive(
             ReasonCode.SOLVER_TIMEOUT, "solver timeout must be positive"
         )
-    for label, policy in (("boundary", boundary), ("candidate", candidate)):
-        problem = shape_problem(policy)
-        if problem is not None:
-            return CheckOutcome.unsupported(
-                ReasonCode.UNSUPPORTED_POLICY_SHAPE, f"{label} policy {problem}"
-            )
     try:
-        return _check_models(normalize(candidate), normalize(boundary), budget)
+        if not reference:
+            from prover.extended.check import check_extended
+
+            return check_extended(candidate, boundary, budget)
+        for label, policy in (("boundary", boundary), ("candidate", candidate)):
+            problem = shape_problem(policy)
+            if problem is not None:
+                return CheckOutcome.unsupported(
+                    ReasonCode.UNSUPPORTED_POLICY_SHAPE, f"{label} policy {problem}"
+                )
+        return check_models(normalize(candidate), normalize(boundary), budget)
     except BudgetExhausted as exc:
         return CheckOutcome.stopped(exc.cancelled)
 
 
-def _check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:
+def check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:
+    """Every domain on two reference-model policies, in the reference's precedence."""
     workdir = workdir_problem(candidate.filesystem, boundary.filesystem)
     if workdir is not None:
         return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_WORKDIR, workdir)
@@ -91,6 +105,16 @@ def _check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckO
             return fs_outcome
         deferred.append(fs_outcome)
 
+    outcome = check_network(candidate, boundary, budget)
+    if outcome.verdict is not Verdict.WITHIN:
+        return outcome
+    if deferred:
+        return deferred[0]
+    return outcome
+
+
+def check_network(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:
+    """Both network identity modes and the §9.7 symlink checks, in the reference's order."""
     decided_by: set[str] = set()
     for identity in (False, True):
         budget.checkpoint()
@@ -107,6 +131,4 @@ def _check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckO
     reason = exact_deny_under_glob(candidate, boundary)
     if reason is not None:
         return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
-    if deferred:
-        return deferred[0]
     return CheckOutcome.within(decided_by="+".join(sorted(decided_by)) or None)

@@ -100,17 +100,18 @@ def explain(
     max_violations: int = 20,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
+    reference_semantics: bool = False,
 ) -> Explanation:
     """Explain what the candidate allows beyond the boundary and offer a verified fix.
 
     ``result`` is an earlier result to explain (``check_boundary`` JSON, a counterexample
     object or an ``assess_proposal`` result); it is re-verified by a fresh check, which
     is what gets explained. All checks share one deadline (``timeout_ms``, or ``budget``
-    to cancel from another thread).
+    to cancel from another thread). ``reference_semantics`` as for ``check_boundary``.
     """
     if max_violations < 1:
         raise ValueError("max_violations must be at least 1")
-    session = Session(boundary, budget or Budget(timeout_ms))
+    session = Session(boundary, budget or Budget(timeout_ms), reference_semantics)
     prior = read_prior(result)
     first = session.check_texts(candidate, boundary, final=True)
     cand_doc = _loaded(candidate) if first.verdict is not Verdict.ERROR else None

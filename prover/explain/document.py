@@ -16,9 +16,9 @@ from typing import Any, Literal
 import yaml
 
 from prover.explain.models import FixOp
+from prover.extended.reading import read_policy
 from prover.model import Policy
 from prover.policy.loader import load_policy
-from prover.policy.normalize import normalize
 from prover.policy.paths import Location, render_path
 from prover.policy.reader import read_policy_data
 from prover.policy.schema import AuthoredPolicy
@@ -68,12 +68,17 @@ class Loaded:
 
 
 def load_document(data: Data) -> Loaded | None:
-    """The document's normalised policy, or None if it is not a checkable policy."""
+    """The document's policy, or None if it is not a checkable policy.
+
+    ``policy`` is the upper bound of the extended reading (:mod:`prover.extended`): what
+    the policy may allow, which is what a fix must narrow. For a policy inside the
+    reference model it is the reference's normalised policy.
+    """
     try:
         authored = load_policy(dump_text(data))
-        if shape_problem(authored) is not None:
+        if shape_problem(authored, extended=True) is not None:
             return None
-        return Loaded(data=data, authored=authored, policy=normalize(authored))
+        return Loaded(data=data, authored=authored, policy=read_policy(authored).upper)
     except Exception:  # an edit that breaks the policy is simply not an option
         return None
 

@@ -57,6 +57,7 @@ class Session:
 
     boundary_text: str | bytes
     budget: Budget
+    reference_semantics: bool = False
     checks_run: int = 0
     time_ran_out: bool = False
     _reserve_ms: int = field(init=False)
@@ -86,7 +87,10 @@ class Session:
             return CheckOutcome.stopped(cancelled=False)
         self.checks_run += 1
         outcome = check_boundary(
-            candidate, boundary, budget=StepBudget(self.budget, timeout)
+            candidate,
+            boundary,
+            budget=StepBudget(self.budget, timeout),
+            reference_semantics=self.reference_semantics,
         ).outcome
         if outcome.reason_code in (ReasonCode.SOLVER_TIMEOUT, ReasonCode.CANCELLED):
             self.time_ran_out = True

@@ -37,7 +37,7 @@ _PRESETS: dict[str, AccessPreset] = {
 _GLOB_META = frozenset("?[]{}\\")
 
 
-def _filesystem(policy: AuthoredPolicy) -> Filesystem:
+def filesystem_of(policy: AuthoredPolicy) -> Filesystem:
     section = policy.filesystem_policy
     if section is None:
         # The section omitted entirely means the working directory is included.
@@ -102,7 +102,7 @@ def _layer(section: EndpointSection, where: str) -> tuple[Layer, bool]:
     return layer, protocol == "tcp"
 
 
-def _endpoint(index: int, section: EndpointSection, rule_key: str) -> Endpoint:
+def normalize_endpoint(index: int, section: EndpointSection, rule_key: str) -> Endpoint:
     where = f"rule '{rule_key}' endpoint {index}"
     layer, explicit_tcp = _layer(section, where)
     access: AccessPreset | None = None
@@ -151,22 +151,35 @@ def _rule(key: str, section: NetworkRuleSection) -> Rule:
         name=section.name or key,
         binaries=tuple(binary.path for binary in section.binaries),
         endpoints=tuple(
-            _endpoint(index, endpoint, key) for index, endpoint in enumerate(section.endpoints)
+            normalize_endpoint(index, endpoint, key)
+            for index, endpoint in enumerate(section.endpoints)
         ),
     )
 
 
-def normalize(policy: AuthoredPolicy) -> Policy:
-    """The normalised ``Policy`` of an authored policy that passed shape validation."""
+def process_fields(
+    policy: AuthoredPolicy,
+) -> tuple[str, str, Literal["best_effort", "hard_requirement"]]:
+    """``run_as_user``, ``run_as_group`` (``""`` when omitted) and the Landlock mode."""
     process = policy.process
     landlock = policy.landlock
     compatibility: Literal["best_effort", "hard_requirement"] = (
         landlock.compatibility if landlock and landlock.compatibility else "best_effort"
     )
+    return (
+        (process.run_as_user or "") if process else "",
+        (process.run_as_group or "") if process else "",
+        compatibility,
+    )
+
+
+def normalize(policy: AuthoredPolicy) -> Policy:
+    """The normalised ``Policy`` of an authored policy that passed shape validation."""
+    user, group, compatibility = process_fields(policy)
     return Policy(
-        filesystem=_filesystem(policy),
-        run_as_user=(process.run_as_user or "") if process else "",
-        run_as_group=(process.run_as_group or "") if process else "",
+        filesystem=filesystem_of(policy),
+        run_as_user=user,
+        run_as_group=group,
         landlock_compatibility=compatibility,
         rules=tuple(_rule(key, rule) for key, rule in policy.network_policies.items()),
     )

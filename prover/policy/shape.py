@@ -169,16 +169,25 @@ def _effective_ports(ep: EndpointSection) -> tuple[int, ...]:
     return (ep.port,) if ep.port else ()
 
 
-def _endpoint_problem(ep: EndpointSection) -> str | None:
+def _connection_problem(ep: EndpointSection, *, extended: bool) -> str | None:
+    """Host, port and path: the connection an endpoint selects."""
     host = ep.host or ""
     path = ep.path or ""
     for label, text in (("endpoint host", host), ("endpoint path", path)):
         problem = literal_problem(text)
         if problem:
             return f"{label} {problem}"
-    if not host or not _effective_ports(ep) or (ep.port and ep.ports):
-        return "has no unambiguous host and port"
-    if not host_pattern_supported(host):
+    if not extended:
+        if not host or not _effective_ports(ep) or (ep.port and ep.ports):
+            return "has no unambiguous host and port"
+    else:
+        # Mainline: ``ports`` wins over ``port``; a hostless endpoint with allowed_ips
+        # matches every host on its ports.
+        if not _effective_ports(ep):
+            return "has no port"
+        if not host and not ep.allowed_ips:
+            return "has no host (a hostless endpoint needs allowed_ips)"
+    if host and not host_pattern_supported(host):
         if ":" in host:
             return "uses an IP-literal shape outside the DNS host model"
         return "endpoint host uses an unsupported pattern"
@@ -186,8 +195,11 @@ def _endpoint_problem(ep: EndpointSection) -> str | None:
         return "uses an unsupported glob"
     if not is_canonical_glob_path(path):
         return "uses a non-canonical endpoint path"
-    if _authority_outside_model(ep):
-        return "uses authority outside the initial model"
+    return None
+
+
+def _address_problem(ep: EndpointSection) -> str | None:
+    host = ep.host or ""
     if "*" in host and set(host) <= set("0123456789.*"):
         return "uses an IP-literal wildcard whose address resolution is not modeled"
     for entry in ep.allowed_ips:
@@ -196,23 +208,15 @@ def _endpoint_problem(ep: EndpointSection) -> str | None:
             return f"has invalid allowed_ips entry '{entry}'"
         if overlaps_always_blocked(net):
             return f"has allowed_ips entry '{entry}' overlapping a runtime always-blocked range"
-    protocol = (ep.protocol or "").lower()
-    if protocol in ("", "tcp"):
-        if protocol == "tcp" and _is_ipv4_literal(host):
-            return "uses an IP literal with explicit TCP semantics"
-        if ep.enforcement is not None or ep.access is not None or ep.path is not None:
-            return "mixes REST controls into L4 authority"
-        if ep.rules or ep.deny_rules:
-            return "mixes REST controls into L4 authority"
-        return None
-    if protocol != "rest":
-        return f"uses protocol '{ep.protocol}'; only L4 TCP and REST are modeled"
-    if ep.enforcement != "enforce":
-        return "uses REST without enforced inspection"
+    return None
+
+
+def _rest_rules_problem(ep: EndpointSection, *, extended: bool) -> str | None:
+    """The allow shape and matchers of an enforced REST endpoint."""
     has_access = ep.access is not None
     has_rules = bool(ep.rules)
     if has_access == has_rules or (
-        has_access and ep.access not in ("read-only", "read-write", "full")
+        has_access and not extended and ep.access not in ("read-only", "read-write", "full")
     ):
         return "has an unsupported REST allow shape"
     for kind, matchers in (("allow", [r.allow for r in ep.rules]), ("deny", ep.deny_rules)):
@@ -227,6 +231,40 @@ def _endpoint_problem(ep: EndpointSection) -> str | None:
             if _rest_matcher_problem(matcher):
                 return f"uses an unsupported REST {kind} rule"
     return None
+
+
+def _endpoint_problem(ep: EndpointSection, *, extended: bool = False) -> str | None:
+    host = ep.host or ""
+    problem = _connection_problem(ep, extended=extended)
+    if problem:
+        return problem
+    if not extended and _authority_outside_model(ep):
+        return "uses authority outside the initial model"
+    problem = _address_problem(ep)
+    if problem:
+        return problem
+    protocol = (ep.protocol or "").lower()
+    if protocol in ("", "tcp"):
+        if protocol == "tcp" and _is_ipv4_literal(host):
+            return "uses an IP literal with explicit TCP semantics"
+        if extended:
+            # Mainline reads access/rules/enforcement/path without a protocol and inspects
+            # nothing for them (an L4 endpoint); its validator refuses deny_rules there.
+            return "has deny_rules without a protocol" if ep.deny_rules else None
+        if ep.enforcement is not None or ep.access is not None or ep.path is not None:
+            return "mixes REST controls into L4 authority"
+        if ep.rules or ep.deny_rules:
+            return "mixes REST controls into L4 authority"
+        return None
+    if extended:
+        if protocol == "rest" and ep.enforcement == "enforce" and ep.tls != "skip":
+            return _rest_rules_problem(ep, extended=True)
+        return None  # read by prover.extended.reading: audit, tls skip, other protocols
+    if protocol != "rest":
+        return f"uses protocol '{ep.protocol}'; only L4 TCP and REST are modeled"
+    if ep.enforcement != "enforce":
+        return "uses REST without enforced inspection"
+    return _rest_rules_problem(ep, extended=False)
 
 
 def _is_ipv4_literal(host: str) -> bool:
@@ -300,8 +338,13 @@ def _is_wildcard(ep: EndpointSection) -> bool:
     return "*" in (ep.host or "")
 
 
-def shape_problem(policy: AuthoredPolicy) -> str | None:
-    """The first reason this policy is outside the model, or None if it is inside."""
+def shape_problem(policy: AuthoredPolicy, *, extended: bool = False) -> str | None:
+    """The first reason this policy is outside the model, or None if it is inside.
+
+    ``extended`` is the extended analysis's model (:mod:`prover.extended`), which reads
+    middlewares, other protocols, audit mode, ``tls: skip``, hostless endpoints and
+    overlapping endpoints itself; what stays here is what neither model covers.
+    """
     process = policy.process
     for value in (
         (process.run_as_user or "") if process else "",
@@ -309,7 +352,7 @@ def shape_problem(policy: AuthoredPolicy) -> str | None:
     ):
         if not is_supported_identity(value):
             return f"uses unsupported process identity '{value}'"
-    if policy.network_middlewares:
+    if policy.network_middlewares and not extended:
         return "uses network middleware controls"
     if policy.cedar_policy is not None:
         return "uses Cedar policies, which the containment model does not cover"
@@ -321,7 +364,7 @@ def shape_problem(policy: AuthoredPolicy) -> str | None:
             if not is_supported_binary(binary.path):
                 return f"rule '{key}' uses an unsupported binary"
         for endpoint in rule.endpoints:
-            problem = _endpoint_problem(endpoint)
+            problem = _endpoint_problem(endpoint, extended=extended)
             if problem:
                 return f"rule '{key}' {problem}"
-    return cross_endpoint_problem(policy)
+    return None if extended else cross_endpoint_problem(policy)

@@ -40,6 +40,15 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         required=True,
         help="boundary policy file: the most access the candidate may have",
     )
+    parser.add_argument(
+        "--reference-semantics",
+        action="store_true",
+        help=(
+            "give exactly the reference openshell-prover's verdicts and reasons (its strict "
+            "reading, and unsupported for everything outside its model) instead of the "
+            "default extended analysis"
+        ),
+    )
     add_output_option(parser)
     add_timeout_option(parser, "the check")
     parser.set_defaults(run=run)
@@ -61,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
 
     budget = Budget(args.timeout)
     check = call_cancellable(
-        lambda: api.check_boundary(texts["candidate"], texts["boundary"], budget=budget),
+        lambda: api.check_boundary(
+            texts["candidate"],
+            texts["boundary"],
+            budget=budget,
+            reference_semantics=args.reference_semantics,
+        ),
         budget.cancel,
     )
     return _report(args, check.outcome, inputs, check.receipt)
@@ -101,5 +115,6 @@ def _report_file_error(
             boundary_sha256=sha256_hex(texts["boundary"]) if "boundary" in texts else None,
             z3_version=z3_version(),
             elapsed_ms=round((time.monotonic() - started) * 1000.0, 3),
+            semantics="reference" if args.reference_semantics else "extended",
         )
     return _report(args, outcome, inputs, receipt)

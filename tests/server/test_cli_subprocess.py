@@ -27,7 +27,7 @@ import prover.api
 from prover.api import BoundaryCheck
 from prover.results import CheckOutcome, ReasonCode, Receipt
 
-def check_boundary(candidate, boundary, *, timeout_ms=10000, budget=None):
+def check_boundary(candidate, boundary, *, timeout_ms=10000, budget=None, **_):
     sys.stderr.write("started\\n"); sys.stderr.flush()
     while os.environ.get("IGNORE_CANCEL") or not budget.cancelled:
         time.sleep(0.005)

@@ -23,7 +23,12 @@ def slow_core(started: threading.Event, stopped: threading.Event) -> Any:
     """A stand-in for ``prover.api.check_boundary`` that runs until its budget stops it."""
 
     def check_boundary(
-        candidate: str, boundary: str, *, timeout_ms: int = 10_000, budget: Budget | None = None
+        candidate: str,
+        boundary: str,
+        *,
+        timeout_ms: int = 10_000,
+        budget: Budget | None = None,
+        reference_semantics: bool = False,
     ) -> BoundaryCheck:
         assert budget is not None
         started.set()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from prover.api import check_boundary
 from prover.results import CheckOutcome, NetworkCounterexample, Verdict
 from tests.soundness.metamorphic import default_check, foreign_host, removal, self_containment
-from tests.soundness.oracle import Finding, judge, judge_within, load
+from tests.soundness.oracle import Finding, in_reference_model, judge, judge_within, load
 from tests.soundness.pairs import PolicyPair, pair_rng, policy_pair
 
 #: Pairs a worker process checks before it is replaced by a fresh one.
@@ -77,7 +77,12 @@ def run_pair(seed: int, index: int, options: Options = Options()) -> PairResult:
             pair.candidate, pair.boundary, outcome, rng, tries=options.tries
         )
         result.findings += findings
-        if options.measure_power and isinstance(outcome.counterexample, NetworkCounterexample):
+        if (
+            options.measure_power
+            and isinstance(outcome.counterexample, NetworkCounterexample)
+            and in_reference_model(pair.candidate)
+            and in_reference_model(pair.boundary)
+        ):
             refutation, _ = judge_within(
                 load(pair.candidate), load(pair.boundary), rng, options.tries
             )

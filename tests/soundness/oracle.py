@@ -22,9 +22,12 @@ from prover.concrete.canonical import (
     is_http_token,
 )
 from prover.concrete.execution import IdentityChange, compare_identity, landlock_weakened
+from prover.extended.check import witness_is_real
+from prover.extended.reading import read_policy
 from prover.model import Policy
 from prover.policy.loader import load_policy
 from prover.policy.normalize import normalize
+from prover.policy.shape import shape_problem
 from prover.results import (
     CheckOutcome,
     LandlockCounterexample,
@@ -73,6 +76,32 @@ class Finding:
 
 def load(text: str) -> Policy:
     return normalize(load_policy(text))
+
+
+def in_reference_model(text: str) -> bool:
+    return shape_problem(load_policy(text)) is None
+
+
+def judge_extended(
+    candidate_text: str, boundary_text: str, outcome: CheckOutcome, rng: random.Random, tries: int
+) -> tuple[str, str, int]:
+    """A pair outside the reference model, judged on the bounds of the extended reading:
+    an exceed must be real (the candidate's lower bound or a sure opaque grant allows it,
+    the boundary's envelope refuses it); a within must hold from the candidate's upper
+    bound to the boundary's lower bound on sampled actions."""
+    cand = read_policy(load_policy(candidate_text))
+    bound = read_policy(load_policy(boundary_text))
+    if outcome.verdict is Verdict.EXCEEDS:
+        cex = outcome.counterexample
+        if isinstance(cex, NetworkCounterexample):
+            if not witness_is_real(cand, bound, cex):
+                return "replay_failure", f"extended witness is not real: {cex.model_dump()}", 1
+            problem = _witness_problem(cex)
+            return ("non_canonical_witness", problem, 1) if problem else ("", "", 1)
+        kind, detail = judge_exceeds(cand.lower, bound.lower, outcome)
+        return kind, detail, 1
+    detail, checked = judge_within(cand.upper, bound.lower, rng, tries)
+    return ("unsound_within", detail, checked) if detail else ("", "", checked)
 
 
 def _witness_problem(cex: NetworkCounterexample) -> str | None:
@@ -163,6 +192,9 @@ def judge(
         return [], 0
     if verdict is Verdict.UNSUPPORTED:
         return [], 0
+    if not (in_reference_model(candidate_text) and in_reference_model(boundary_text)):
+        kind, detail, checked = judge_extended(candidate_text, boundary_text, outcome, rng, tries)
+        return (finding(kind, detail) if kind else []), checked
     candidate, boundary = load(candidate_text), load(boundary_text)
     if verdict is Verdict.EXCEEDS:
         kind, detail = judge_exceeds(candidate, boundary, outcome)

@@ -36,7 +36,7 @@ def _cases(*results: str) -> list[Any]:
 
 @pytest.mark.parametrize("case", _cases("exceeds_boundary"))
 def test_every_exceeding_case_gets_a_fix_that_both_checks_prove(case: dict[str, Any]) -> None:
-    explanation = explain(case["candidate"], case["boundary"])
+    explanation = explain(case["candidate"], case["boundary"], reference_semantics=True)
 
     assert explanation.result.result == "exceeds_boundary"
     assert explanation.fix_verified, explanation.explanation
@@ -64,7 +64,7 @@ def test_every_exceeding_case_gets_a_fix_that_both_checks_prove(case: dict[str, 
 def test_the_first_violation_is_the_checks_counterexample_and_replays(
     case: dict[str, Any],
 ) -> None:
-    explanation = explain(case["candidate"], case["boundary"])
+    explanation = explain(case["candidate"], case["boundary"], reference_semantics=True)
 
     first = explanation.violations[0]
     assert first.counterexample == explanation.result.counterexample
@@ -79,7 +79,7 @@ _QUOTED = re.compile(r"'([^']+)'")
 
 @pytest.mark.parametrize("case", _cases("unsupported", "inconclusive"))
 def test_every_undecided_case_names_the_reason_and_a_concrete_hint(case: dict[str, Any]) -> None:
-    explanation = explain(case["candidate"], case["boundary"])
+    explanation = explain(case["candidate"], case["boundary"], reference_semantics=True)
 
     assert explanation.result.result == case["expect"]["result"]
     assert not explanation.fix_verified
@@ -105,7 +105,7 @@ def test_every_undecided_case_names_the_reason_and_a_concrete_hint(case: dict[st
 
 @pytest.mark.parametrize("case", _cases("within_boundary"))
 def test_within_cases_say_what_was_proved_and_offer_nothing_to_fix(case: dict[str, Any]) -> None:
-    explanation = explain(case["candidate"], case["boundary"])
+    explanation = explain(case["candidate"], case["boundary"], reference_semantics=True)
 
     assert explanation.result.result == "within_boundary"
     assert not explanation.violations and not explanation.fix
@@ -115,7 +115,7 @@ def test_within_cases_say_what_was_proved_and_offer_nothing_to_fix(case: dict[st
 
 @pytest.mark.parametrize("case", _cases("error"))
 def test_invalid_input_is_explained_with_the_offending_field(case: dict[str, Any]) -> None:
-    explanation = explain(case["candidate"], case["boundary"])
+    explanation = explain(case["candidate"], case["boundary"], reference_semantics=True)
 
     assert explanation.result.result == "error"
     assert explanation.result.exit_code == 2

@@ -88,7 +88,7 @@ network_policies:
       - { host: b.example.com, port: 443, protocol: websocket, enforcement: enforce, access: full }
     binaries: [{ path: /usr/bin/curl }]
 """
-    explanation = explain(candidate, "version: 1\n")
+    explanation = explain(candidate, "version: 1\n", reference_semantics=True)
 
     blocker = explanation.blockers[0]
     assert blocker.locations == ["candidate: network_policies.g.endpoints[1].protocol"]

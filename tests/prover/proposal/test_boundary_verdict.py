@@ -18,7 +18,16 @@ GH_READ = {"gh": rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh")}
 UNMODELLED = {
     "l4": {
         "endpoints": [
-            {"host": "api.github.com", "port": 443, "allow_uninspected_credentials": True}
+            # A query matcher with a glob alternative is outside every model.
+            {
+                "host": "api.github.com",
+                "port": 443,
+                "protocol": "rest",
+                "enforcement": "enforce",
+                "rules": [
+                    {"allow": {"method": "GET", "path": "/x", "query": {"q": {"any": ["a*"]}}}}
+                ],
+            }
         ],
         "binaries": [{"path": "/usr/bin/curl"}],
     }

@@ -44,7 +44,17 @@ def test_boundary_case_through_the_cli_json_output(
     candidate.write_text(case["candidate"], encoding="utf-8")
     boundary.write_text(case["boundary"], encoding="utf-8")
 
-    code = main(["check", str(candidate), "--boundary", str(boundary), "--output", "json"])
+    code = main(
+        [
+            "check",
+            str(candidate),
+            "--boundary",
+            str(boundary),
+            "--output",
+            "json",
+            "--reference-semantics",
+        ]
+    )
     captured = capsys.readouterr()
     document = json.loads(captured.out)
 

@@ -27,7 +27,15 @@ REFERENCE_KEYS = [
     "reason_code",
     "reason",
 ]
-RECEIPT_KEYS = ["candidate_sha256", "boundary_sha256", "z3_version", "elapsed_ms", "decided_by"]
+RECEIPT_KEYS = [
+    "candidate_sha256",
+    "boundary_sha256",
+    "z3_version",
+    "elapsed_ms",
+    "decided_by",
+    "semantics",
+    "readings",
+]
 
 BOUNDARY = "version: 1\nfilesystem_policy:\n  read_only:\n    - /usr\n    - /etc\n"
 WITHIN = "version: 1\nfilesystem_policy:\n  read_only:\n    - /usr\n"
@@ -105,7 +113,9 @@ def test_exceeds_prints_a_counterexample_line_and_exits_1(
 def test_unsupported_prints_the_reason_and_exits_3(
     files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run_cli(capsys, "check", "graphql.yaml", "--boundary", "empty.yaml")
+    code, out, err = run_cli(
+        capsys, "check", "graphql.yaml", "--boundary", "empty.yaml", "--reference-semantics"
+    )
     reason = "candidate policy rule 'g' uses protocol 'graphql'; only L4 TCP and REST are modeled"
     assert (code, out, err) == (3, f"result: unsupported\n{COVERAGE_LINE}reason: {reason}\n", "")
 
@@ -137,7 +147,9 @@ def test_control_characters_in_a_reason_are_escaped(
     files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     Path("esc.yaml").write_text(GRAPHQL.replace("  g:", '  "g\\e":'), encoding="utf-8")
-    code, out, _ = run_cli(capsys, "check", "esc.yaml", "--boundary", "empty.yaml")
+    code, out, _ = run_cli(
+        capsys, "check", "esc.yaml", "--boundary", "empty.yaml", "--reference-semantics"
+    )
     assert code == 3
     assert "rule 'g\\u{1b}' uses protocol" in out
     assert "\x1b" not in out

@@ -1,0 +1,1 @@
+"""The extended analysis: the policy language beyond the reference model, read soundly."""

@@ -1,0 +1,216 @@
+"""The extended boundary check: decide soundly what the reference reports ``unsupported``.
+
+Each policy is read as two reference-model policies (:mod:`prover.extended.reading`):
+``upper`` allows at least what the runtime lets it do, ``lower`` at most, plus the
+*opaque* grants no reference-model policy expresses. Then:
+
+1. ``within`` when ``upper(candidate)`` is within ``lower(boundary)`` (the reference
+   pipeline: shortcut, probes, Z3) and every opaque candidate grant is covered by an
+   identical boundary configuration, or by raw L4 access where that carries it;
+2. ``exceeds`` only with a witness that ``lower(candidate)`` allows and
+   ``envelope(boundary)`` (every boundary endpoint read as raw access, everything the
+   boundary could possibly allow) refuses, replayed concretely: the first pair's
+   witness when it replays, else the witness of ``lower(candidate)`` against
+   ``envelope(boundary)``;
+3. otherwise ``unsupported``, naming the constructs and endpoint pairs it depends on.
+
+Identical policies are within each other whatever they contain: the runtime treats them
+alike. Middlewares (which only restrict, select by host and cannot widen reach) must be
+identical on both sides: the same middleware then filters the same traffic.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+
+from prover.budget import Budget
+from prover.checks.boundary import check_models, check_network
+from prover.concrete import allows
+from prover.extended.reading import Opaque, Reading, read_policy
+from prover.model import Filesystem, NetworkAction, Policy, Rule
+from prover.policy.schema import AuthoredPolicy
+from prover.policy.shape import shape_problem
+from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
+from prover.witness import network_action as counterexample_action
+
+SHAPE = ReasonCode.UNSUPPORTED_POLICY_SHAPE
+_NO_FILES = Filesystem(include_workdir=False, read_only=(), read_write=())
+
+
+def check_extended(
+    candidate: AuthoredPolicy, boundary: AuthoredPolicy, budget: Budget
+) -> CheckOutcome:
+    """The whole extended check on two loaded policies (limits already checked)."""
+    for label, policy in (("boundary", boundary), ("candidate", candidate)):
+        problem = shape_problem(policy, extended=True)
+        if problem is not None:
+            return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
+    if candidate.network_middlewares != boundary.network_middlewares:
+        return CheckOutcome.unsupported(SHAPE, _middleware_reason(candidate, boundary))
+    if candidate == boundary:
+        return CheckOutcome.within(decided_by="equality")
+    cand, bound = read_policy(candidate), read_policy(boundary)
+    readings = tuple(dict.fromkeys(cand.constructs + bound.constructs))
+    outcome = _decide(cand, bound, budget)
+    return outcome.model_copy(update={"readings": readings})
+
+
+def _decide(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
+    first = check_models(cand.upper, bound.lower, budget)
+    if first.verdict is Verdict.WITHIN:
+        return _check_opaque(cand, bound, budget, first)
+    if first.verdict is not Verdict.EXCEEDS:
+        return first
+    if cand.exact and bound.exact:
+        return first  # both bounds are the policies themselves
+    witness = first.counterexample
+    if not isinstance(witness, NetworkCounterexample):
+        return first  # process, Landlock and filesystem are read exactly
+    if witness_is_real(cand, bound, witness):
+        return first
+    second = check_models(cand.lower, bound_envelope(bound), budget)
+    if second.verdict is Verdict.EXCEEDS and (
+        not isinstance(second.counterexample, NetworkCounterexample)
+        or witness_is_real(cand, bound, second.counterexample)
+    ):
+        return second
+    if second.verdict is Verdict.INCONCLUSIVE:
+        return second
+    return CheckOutcome.unsupported(SHAPE, _depends_reason(cand, bound))
+
+
+def bound_envelope(reading: Reading) -> Policy:
+    """Everything the policy could allow: its upper bound (which already drops the deny
+    rules that may not apply) with every opaque endpoint read as raw access."""
+    opaque = {(o.rule_key, o.endpoint_index) for o in reading.opaque}
+    rules = []
+    for rule in reading.upper.rules:
+        endpoints = tuple(
+            replace(e, layer="l4", role="full", deny_rules=(), allow_rules=(), access=None)
+            if (rule.key, e.index) in opaque
+            else e
+            for e in rule.endpoints
+        )
+        rules.append(replace(rule, endpoints=endpoints))
+    return replace(reading.upper, rules=tuple(rules))
+
+
+def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexample) -> bool:
+    """The concrete replay of an extended network witness: the candidate surely allows it
+    (its lower bound does, or an opaque grant that surely applies accepts the
+    connection) and the boundary surely refuses it (its envelope does)."""
+    action = counterexample_action(witness)
+    if allows(bound_envelope(bound), action):
+        return False
+    return allows(cand.lower, action) or _granting(list(cand.opaque), action) is not None
+
+
+# -- opaque grants -----------------------------------------------------------------------
+def _check_opaque(
+    cand: Reading, bound: Reading, budget: Budget, modelled: CheckOutcome
+) -> CheckOutcome:
+    """Every opaque candidate grant, class by class, against what covers it."""
+    by_key: dict[str, list[Opaque]] = defaultdict(list)
+    for grant in cand.opaque:
+        by_key[grant.key].append(grant)
+    decided = {modelled.decided_by or "structural"}
+    for key, grants in by_key.items():
+        covering = [o for o in bound.opaque if o.key == key and not o.in_conflict]
+        boundary = _as_policy(bound.lower, covering, raw_l4=grants[0].l4_covers)
+        candidate = _as_policy(cand.upper, grants, raw_l4=False)
+        outcome = check_network(candidate, boundary, budget)
+        if outcome.verdict is Verdict.WITHIN:
+            decided.add("opaque")
+            continue
+        if outcome.verdict is Verdict.EXCEEDS and isinstance(
+            outcome.counterexample, NetworkCounterexample
+        ):
+            action = counterexample_action(outcome.counterexample)
+            grant = _granting(grants, action)
+            if grant is not None and not allows(bound_envelope(bound), action):
+                return replace_reason(
+                    outcome,
+                    f"candidate rule '{grant.rule_key}' endpoint {grant.endpoint_index} "
+                    f"({grant.construct}) reaches a destination the boundary cannot connect to",
+                )
+        if outcome.verdict is Verdict.INCONCLUSIVE:
+            return outcome
+        names = ", ".join(
+            f"rule '{g.rule_key}' endpoint {g.endpoint_index}" for g in grants[:3]
+        ) + (f" and {len(grants) - 3} more" if len(grants) > 3 else "")
+        cover = "an identical endpoint" + (" or raw L4 access" if grants[0].l4_covers else "")
+        return CheckOutcome.unsupported(
+            SHAPE,
+            f"candidate {names} ({grants[0].construct}) is not covered by {cover} "
+            "in the boundary, and its traffic is not modeled",
+        )
+    return CheckOutcome.within(decided_by="+".join(sorted(decided)))
+
+
+def replace_reason(outcome: CheckOutcome, reason: str) -> CheckOutcome:
+    return outcome.model_copy(update={"reason": reason, "decided_by": "opaque"})
+
+
+def _granting(grants: list[Opaque], action: NetworkAction) -> Opaque | None:
+    """A candidate grant that surely accepts ``action``'s connection, if any."""
+    for grant in grants:
+        if grant.in_conflict or not grant.grants_something:
+            continue
+        alone = Policy(
+            filesystem=_NO_FILES,
+            rules=(Rule(grant.rule_key, grant.rule_key, grant.binaries, (grant.connection,)),),
+        )
+        if allows(alone, action):
+            return grant
+    return None
+
+
+def _as_policy(base: Policy, grants: list[Opaque], *, raw_l4: bool) -> Policy:
+    """The grants' connections as L4 rules (with ``raw_l4``, also ``base``'s
+    unconditional L4 endpoints), over ``base``'s filesystem and identity."""
+    rules: dict[str, list] = defaultdict(list)
+    binaries: dict[str, tuple[str, ...]] = {}
+    for grant in grants:
+        rules[grant.rule_key].append(grant.connection)
+        binaries[grant.rule_key] = grant.binaries
+    if raw_l4:
+        for rule in base.rules:
+            for endpoint in rule.endpoints:
+                if endpoint.layer == "l4" and endpoint.role == "full":
+                    rules[rule.key].append(endpoint)
+                    binaries[rule.key] = rule.binaries
+    return replace(
+        base,
+        rules=tuple(
+            Rule(key, key, binaries[key], tuple(endpoints)) for key, endpoints in rules.items()
+        ),
+    )
+
+
+# -- reasons -----------------------------------------------------------------------------
+def _middleware_reason(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> str:
+    names = sorted(
+        key
+        for key in set(candidate.network_middlewares) | set(boundary.network_middlewares)
+        if candidate.network_middlewares.get(key) != boundary.network_middlewares.get(key)
+    )
+    shown = ", ".join(f"'{name}'" for name in names[:3])
+    return (
+        f"network middlewares differ between candidate and boundary ({shown}); only "
+        "identical middlewares are read as the same authority"
+    )
+
+
+def _depends_reason(cand: Reading, bound: Reading) -> str:
+    parts: list[str] = []
+    for label, reading in (("candidate", cand), ("boundary", bound)):
+        if reading.conflicts:
+            shown = "; ".join(reading.conflicts[:2])
+            more = f" and {len(reading.conflicts) - 2} more" if len(reading.conflicts) > 2 else ""
+            parts.append(f"{label} endpoint selection between {shown}{more}")
+    constructs = tuple(dict.fromkeys(cand.constructs + bound.constructs))
+    if constructs:
+        parts.append("how the runtime handles " + ", ".join(constructs[:3]))
+    detail = "; ".join(parts) or "constructs outside the reference model"
+    return f"network containment depends on {detail}"

@@ -1,0 +1,363 @@
+"""One authored policy read as two reference-model policies that bound what the runtime
+lets it do, plus the endpoints whose authority no reference-model policy can express.
+
+The runtime facts this rests on (NVIDIA/OpenShell, sandbox proxy and its Rego policy):
+
+* a connection is allowed when some rule matching the binary has an endpoint matching
+  host and port; requests are allowed by the union of the allow rules of every matching
+  endpoint and blocked by any matching deny rule (the reference model, spec §9.3);
+* but *how* a connection is handled comes from the matching endpoints that carry a
+  configuration (a protocol, ``tls`` or ``allowed_ips``): the first one's
+  ``allowed_ips`` and ``tls`` apply, and per request the endpoint whose ``path`` is most
+  specific picks the parser and enforce vs audit. An L4 endpoint beside an inspected one
+  therefore does not give raw access, and two different configurations on one connection
+  make the answer depend on that selection;
+* ``enforcement`` other than ``enforce`` (absent included) is audit: every request on
+  the endpoint's path passes and deny rules do not block; ``tls: skip`` forwards the
+  connection without terminating TLS, so nothing inside it is inspected;
+* ``access``/``rules`` without a protocol inspect nothing (an L4 endpoint); an unknown
+  ``access`` preset allows nothing.
+
+Per endpoint (see :func:`_reading`):
+
+===================================  ==============================  ====================
+endpoint                             upper bound (candidate)          lower bound
+===================================  ==============================  ====================
+L4, REST fields without protocol     L4                               L4
+REST, ``enforcement: enforce``       REST as written                  REST as written
+REST audit (any other enforcement)   REST: any method and path        the same
+``tls: skip``                        L4                               L4
+websocket, MCP, JSON-RPC, GraphQL,   addresses only (``ip_only``);    nothing
+SQL, ``allow_encoded_slash``, ...    its traffic is an *opaque*
+                                     grant (:class:`Opaque`)
+===================================  ==============================  ====================
+
+Credential features (binding, signing, rewriting) add an opaque grant on top: what the
+proxy injects is covered only by the same configuration in the boundary.
+
+Overlaps: two endpoints whose ports meet and whose host globs match a common host
+(:func:`prover.extended.hosts.hosts_intersect`) and whose handling differs (see
+:func:`_conflict`) depend on the runtime's selection. The upper bound keeps both but
+drops their deny rules (the other one may be chosen, and audit does not deny); the lower
+bound keeps only their deny rules (``deny_only``), except that an unconfigured L4
+endpoint beside a single configured one loses only its own grants.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from prover.extended.hosts import ANY_HOST, hosts_intersect
+from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule
+from prover.policy.normalize import filesystem_of, normalize_endpoint, process_fields
+from prover.policy.schema import AuthoredPolicy, EndpointSection
+
+CONTROL_PORTS = frozenset({2379, 2380, 6443, 10250, 10255})
+"""Refused for exact hosts and ``allowed_ips`` but not for wildcard hosts (spec §9.4)."""
+
+_CREDENTIAL_FIELDS = (
+    "credential_binding",
+    "credential_signing",
+    "signing_service",
+    "signing_region",
+    "request_body_credential_rewrite",
+    "websocket_credential_rewrite",
+    "allow_uninspected_credentials",
+)
+_CONNECTION_FIELDS = {"host", "port", "ports", "allowed_ips"}
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """An endpoint grant the reference model cannot express, checked on its own.
+
+    ``connection`` is the endpoint as an L4 endpoint (host, ports, ``allowed_ips``) in a
+    one-endpoint rule with the original binaries. A candidate grant of class ``key`` is
+    covered by boundary endpoints of the same ``key`` and, when ``l4_covers``, by the
+    boundary's unconditional L4 endpoints (raw access carries any protocol).
+    """
+
+    rule_key: str
+    endpoint_index: int
+    binaries: tuple[str, ...]
+    connection: Endpoint
+    key: str
+    construct: str
+    l4_covers: bool
+    grants_something: bool
+    in_conflict: bool = False
+
+
+@dataclass(frozen=True)
+class Reading:
+    """``upper`` allows at least what the runtime allows, ``lower`` at most."""
+
+    upper: Policy
+    lower: Policy
+    opaque: tuple[Opaque, ...]
+    constructs: tuple[str, ...]
+    conflicts: tuple[str, ...]
+
+    @property
+    def exact(self) -> bool:
+        return self.upper == self.lower and not self.opaque
+
+
+@dataclass
+class _Endpoint:
+    """One endpoint while it is being read."""
+
+    rule_index: int
+    rule_key: str
+    index: int
+    section: EndpointSection
+    handling: tuple[str, ...]  # how the runtime handles its connections, see _handling
+    upper: Endpoint
+    lower: Endpoint | None
+    opaque: list[Opaque] = field(default_factory=list)
+    constructs: list[str] = field(default_factory=list)
+
+
+def _fingerprint(section: EndpointSection, fields: Iterable[str] | None = None) -> str:
+    data = section.model_dump(mode="json", exclude_none=True, exclude=_CONNECTION_FIELDS)
+    if fields is not None:
+        data = {key: value for key, value in data.items() if key in set(fields)}
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def _l4(index: int, section: EndpointSection, host: str, ports: tuple[int, ...]) -> Endpoint:
+    base = normalize_endpoint(index, _bare(section), "")
+    return replace(base, host=host, ports=ports, layer="l4")
+
+
+def _bare(section: EndpointSection) -> EndpointSection:
+    """The connection part of an endpoint, which the reference normaliser reads."""
+    return EndpointSection.model_construct(
+        host=section.host, port=section.port, ports=section.ports, allowed_ips=section.allowed_ips
+    )
+
+
+def _any_request(
+    index: int, section: EndpointSection, host: str, ports: tuple[int, ...]
+) -> Endpoint:
+    """Audit mode: every method, query and path under the endpoint's ``path``."""
+    return replace(
+        _l4(index, section, host, ports),
+        layer="rest",
+        path=section.path or "",
+        allow_rules=(HttpRule(method="*", path="**", index=0),),
+    )
+
+
+def _reading(rule_index: int, rule_key: str, index: int, section: EndpointSection) -> _Endpoint:
+    host = (section.host or "").lower() or ANY_HOST
+    ports = tuple(section.ports) if section.ports else ((section.port,) if section.port else ())
+    protocol = (section.protocol or "").lower()
+    tls_skip = section.tls == "skip"
+    item = _Endpoint(
+        rule_index, rule_key, index, section, (), _l4(index, section, host, ports), None
+    )
+    if not section.host:
+        item.constructs.append("hostless endpoint with allowed_ips")
+    if tls_skip and protocol not in ("", "tcp"):
+        item.handling = ("tls-skip",)
+        item.constructs.append("tls: skip (read as L4)")
+    elif protocol in ("", "tcp"):
+        item.handling = ("l4",)
+        if section.access is not None or section.rules or section.enforcement is not None:
+            item.constructs.append("REST fields without a protocol (read as L4)")
+    elif protocol == "rest" and section.enforcement != "enforce":
+        item.handling = ("rest", "audit")
+        item.upper = _any_request(index, section, host, ports)
+        item.constructs.append("REST audit mode (every request on the path passes)")
+    elif protocol == "rest" and not section.allow_encoded_slash and not _graphql_extras(section):
+        item.handling = ("rest", "enforce")
+        if section.access is not None and section.access not in PRESET_METHODS:
+            item.upper = replace(
+                normalize_endpoint(index, section.model_copy(update={"access": None}), rule_key),
+                host=host,
+                ports=ports,
+            )
+            item.constructs.append(f"unknown access preset '{section.access}' (allows nothing)")
+        else:
+            item.upper = replace(
+                normalize_endpoint(index, section, rule_key), host=host, ports=ports
+            )
+    else:
+        key = _fingerprint(section)
+        construct = f"protocol {protocol}" if protocol != "rest" else "REST options"
+        if section.allow_encoded_slash:
+            construct += " with allow_encoded_slash"
+        item.handling = ("opaque", key)
+        item.opaque.append(
+            Opaque(
+                rule_key,
+                index,
+                (),
+                item.upper,
+                key,
+                construct,
+                l4_covers=True,
+                grants_something=bool(section.rules) or section.access is not None,
+            )
+        )
+        item.upper = replace(item.upper, role="ip_only")
+        item.constructs.append(f"{construct} (identical configuration or raw access covers it)")
+    item.lower = item.upper if item.handling[0] != "opaque" else None
+    if any(getattr(section, name) not in (None, False) for name in _CREDENTIAL_FIELDS):
+        key = "credential:" + _fingerprint(section, (*_CREDENTIAL_FIELDS, "protocol", "tls"))
+        item.opaque.append(
+            Opaque(
+                rule_key,
+                index,
+                (),
+                _l4(index, section, host, ports),
+                key,
+                "credential injection",
+                l4_covers=False,
+                grants_something=True,
+            )
+        )
+        item.constructs.append("credential injection (only identical configuration covers it)")
+    return item
+
+
+def _graphql_extras(section: EndpointSection) -> bool:
+    return any(
+        value is not None
+        for value in (
+            section.persisted_queries,
+            section.graphql_persisted_queries,
+            section.graphql_max_body_bytes,
+            section.json_rpc,
+        )
+    )
+
+
+def _l7(item: _Endpoint) -> tuple[str, ...] | None:
+    """The inspection an endpoint asks for, or None for a plain L4 endpoint."""
+    return None if item.handling == ("l4",) else item.handling
+
+
+def _configured(item: _Endpoint) -> bool:
+    """Whether the runtime lists the endpoint among a connection's configurations."""
+    return _l7(item) is not None or bool(item.section.allowed_ips) or item.section.tls is not None
+
+
+def _overlap(a: _Endpoint, b: _Endpoint) -> set[int]:
+    shared = set(a.upper.ports) & set(b.upper.ports)
+    if shared and hosts_intersect(a.upper.host, b.upper.host):
+        return shared
+    return set()
+
+
+def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
+    """Why the runtime's selection between two overlapping endpoints matters, if it does."""
+    if _l7(a) != _l7(b):
+        return "inspection"
+    if frozenset(a.section.allowed_ips) != frozenset(b.section.allowed_ips):
+        return "allowed_ips"
+    if (
+        not a.section.allowed_ips
+        and a.upper.host_is_wildcard != b.upper.host_is_wildcard
+        and shared & CONTROL_PORTS
+    ):
+        return "destination rule on a control-plane port"
+    return None
+
+
+def read_policy(policy: AuthoredPolicy) -> Reading:
+    """Both bounds of a policy that passed ``shape_problem(..., extended=True)``."""
+    items: list[_Endpoint] = []
+    for rule_index, (key, rule) in enumerate(policy.network_policies.items()):
+        for index, section in enumerate(rule.endpoints):
+            items.append(_reading(rule_index, key, index, section))
+    binaries = {
+        key: tuple(b.path for b in rule.binaries) for key, rule in policy.network_policies.items()
+    }
+
+    lose_grants: set[int] = set()
+    drop_denies: set[int] = set()
+    conflicts: list[str] = []
+    by_port: dict[int, list[int]] = {}
+    for position, item in enumerate(items):
+        for port in set(item.upper.ports):
+            by_port.setdefault(port, []).append(position)
+    seen: set[tuple[int, int]] = set()
+    for members in by_port.values():
+        for i, first in enumerate(members):
+            for second in members[i + 1 :]:
+                if (first, second) in seen:
+                    continue
+                seen.add((first, second))
+                a, b = items[first], items[second]
+                shared = _overlap(a, b)
+                why = _conflict(a, b, shared) if shared else None
+                if why is None:
+                    continue
+                conflicts.append(
+                    f"rule '{a.rule_key}' endpoint {a.index} and rule '{b.rule_key}' endpoint "
+                    f"{b.index} ({why})"
+                )
+                if why == "inspection" and not (_configured(a) and _configured(b)):
+                    # An unconfigured L4 endpoint beside a configured one: the configured
+                    # one decides, so only the L4 endpoint's raw access is in doubt.
+                    lose_grants.add(first if not _configured(a) else second)
+                    continue
+                lose_grants.update((first, second))
+                if why == "inspection":
+                    drop_denies.update((first, second))
+
+    upper_rules: dict[int, list[Endpoint]] = {}
+    lower_rules: dict[int, list[Endpoint]] = {}
+    opaque: list[Opaque] = []
+    constructs: list[str] = []
+    for position, item in enumerate(items):
+        up = item.upper
+        if position in drop_denies and up.deny_rules:
+            up = replace(up, deny_rules=())
+        upper_rules.setdefault(item.rule_index, []).append(up)
+        if item.lower is not None:
+            low = (
+                item.lower if position not in lose_grants else replace(item.lower, role="deny_only")
+            )
+            lower_rules.setdefault(item.rule_index, []).append(low)
+        for grant in item.opaque:
+            opaque.append(
+                replace(
+                    grant,
+                    binaries=binaries[item.rule_key],
+                    in_conflict=position in lose_grants,
+                )
+            )
+        constructs.extend(c for c in item.constructs if c not in constructs)
+    keys = list(policy.network_policies)
+    filesystem = filesystem_of(policy)
+    user, group, landlock = process_fields(policy)
+
+    def build(endpoints: dict[int, list[Endpoint]]) -> Policy:
+        rules = tuple(
+            Rule(
+                key=key,
+                name=policy.network_policies[key].name or key,
+                binaries=binaries[key],
+                endpoints=_reindexed(endpoints.get(position, [])),
+            )
+            for position, key in enumerate(keys)
+        )
+        return Policy(filesystem, user, group, landlock, rules)
+
+    return Reading(
+        upper=build(upper_rules),
+        lower=build(lower_rules),
+        opaque=tuple(opaque),
+        constructs=tuple(constructs),
+        conflicts=tuple(conflicts),
+    )
+
+
+def _reindexed(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
+    """Keep the authored endpoint index (it names the endpoint in reports)."""
+    return tuple(endpoints)
