@@ -88,9 +88,48 @@ _RULE = re.compile(r"^rule '(.*?)' (.*)$", re.DOTALL)
 _PROCESS = re.compile(r"^process (run_as_user|run_as_group) changes from '(.*?)' to '(.*?)'")
 _FS = re.compile(r"^filesystem (read|write) containment for '(.*?)'")
 _LIMIT = re.compile(r"\((\w+)=(\d+), limit=(\d+)\)")
+_OPAQUE = re.compile(r"^candidate rule '(.*?)' endpoint (\d+) \((.*?)\)(?: and \d+ more)?")
+
+
+def _extended(reason: str) -> tuple[list[str], list[str]] | None:
+    """Hints for the extended analysis's own reasons (prover.extended.check)."""
+    opaque = _OPAQUE.match(reason)
+    if opaque and "is not covered by" in reason:
+        rule, index, construct = opaque.groups()
+        return (
+            [
+                f"The {construct} traffic of candidate rule '{rule}' endpoint {index} is not "
+                "modeled, so it is covered only by a boundary endpoint with the identical "
+                "configuration (protocol, rules, options, path) on hosts, ports, addresses "
+                "and binaries that cover it, or (except for credential injection) by raw L4 "
+                "access there.",
+                "Copy the boundary's endpoint configuration exactly into the candidate, or "
+                "remove the endpoint from the candidate.",
+            ],
+            [f"candidate: network_policies.{rule}.endpoints[{index}]"],
+        )
+    if reason.startswith("network middlewares differ"):
+        return (
+            ["Use the boundary's network_middlewares unchanged in the candidate."],
+            ["candidate: network_middlewares", "boundary: network_middlewares"],
+        )
+    if reason.startswith("network containment depends on"):
+        return (
+            [
+                "Make endpoints that share a host and port agree on protocol, enforcement, "
+                "tls and allowed_ips (or merge them), so that the runtime's choice between "
+                "them cannot matter; or give the candidate exactly the boundary's endpoints "
+                "there.",
+            ],
+            [],
+        )
+    return None
 
 
 def _unsupported(reason: str, candidate: Data, boundary: Data) -> tuple[list[str], list[str]]:
+    extended = _extended(reason)
+    if extended is not None:
+        return extended
     process = _PROCESS.match(reason)
     if process:
         field, bound, cand = process.groups()

@@ -96,14 +96,32 @@ def bound_envelope(reading: Reading) -> Policy:
     return replace(reading.upper, rules=tuple(rules))
 
 
+def connection_envelope(reading: Reading) -> Policy:
+    """Every endpoint of the policy as raw access: the destinations it may reach at all."""
+    rules = tuple(
+        replace(
+            rule,
+            endpoints=tuple(
+                replace(e, layer="l4", role="full", deny_rules=(), allow_rules=(), access=None)
+                for e in rule.endpoints
+            ),
+        )
+        for rule in bound_envelope(reading).rules
+    )
+    return replace(reading.upper, rules=rules)
+
+
 def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexample) -> bool:
-    """The concrete replay of an extended network witness: the candidate surely allows it
-    (its lower bound does, or an opaque grant that surely applies accepts the
-    connection) and the boundary surely refuses it (its envelope does)."""
+    """The concrete replay of an extended network witness: either the candidate's lower
+    bound allows it and everything the boundary could allow refuses it, or an opaque
+    candidate grant that surely applies accepts its connection and the boundary cannot
+    reach that destination at all."""
     action = counterexample_action(witness)
-    if allows(bound_envelope(bound), action):
-        return False
-    return allows(cand.lower, action) or _granting(list(cand.opaque), action) is not None
+    if allows(cand.lower, action) and not allows(bound_envelope(bound), action):
+        return True
+    return _granting(list(cand.opaque), action) is not None and not allows(
+        connection_envelope(bound), action
+    )
 
 
 # -- opaque grants -----------------------------------------------------------------------
@@ -128,7 +146,7 @@ def _check_opaque(
         ):
             action = counterexample_action(outcome.counterexample)
             grant = _granting(grants, action)
-            if grant is not None and not allows(bound_envelope(bound), action):
+            if grant is not None and not allows(connection_envelope(bound), action):
                 return replace_reason(
                     outcome,
                     f"candidate rule '{grant.rule_key}' endpoint {grant.endpoint_index} "

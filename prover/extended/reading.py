@@ -268,6 +268,21 @@ def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
     return None
 
 
+def _shadowed(
+    plain: _Endpoint, configured: _Endpoint, binaries: dict[str, tuple[str, ...]]
+) -> bool:
+    """Whether every connection of the L4 endpoint ``plain`` is also one of
+    ``configured``'s, for exactly the same binaries: the runtime then always handles it
+    by ``configured``'s configuration, and ``plain`` adds no rules of its own."""
+    return (
+        set(binaries[plain.rule_key]) == set(binaries[configured.rule_key])
+        and plain.upper.host == configured.upper.host
+        and set(plain.upper.ports) <= set(configured.upper.ports)
+        and plain.section.access is None
+        and not plain.section.rules
+    )
+
+
 def read_policy(policy: AuthoredPolicy) -> Reading:
     """Both bounds of a policy that passed ``shape_problem(..., extended=True)``."""
     items: list[_Endpoint] = []
@@ -279,6 +294,7 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
     }
 
     lose_grants: set[int] = set()
+    shadowed: set[int] = set()
     drop_denies: set[int] = set()
     conflicts: list[str] = []
     by_port: dict[int, list[int]] = {}
@@ -303,8 +319,13 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
                 )
                 if why == "inspection" and not (_configured(a) and _configured(b)):
                     # An unconfigured L4 endpoint beside a configured one: the configured
-                    # one decides, so only the L4 endpoint's raw access is in doubt.
-                    lose_grants.add(first if not _configured(a) else second)
+                    # one decides, so only the L4 endpoint's raw access is in doubt. When
+                    # it is surely shadowed (same binaries, its whole connection inside
+                    # the configured one's), it grants nothing at all.
+                    plain, other = (first, second) if not _configured(a) else (second, first)
+                    lose_grants.add(plain)
+                    if _shadowed(items[plain], items[other], binaries):
+                        shadowed.add(plain)
                     continue
                 lose_grants.update((first, second))
                 if why == "inspection":
@@ -316,6 +337,8 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
     constructs: list[str] = []
     for position, item in enumerate(items):
         up = item.upper
+        if position in shadowed:
+            up = replace(up, role="deny_only")
         if position in drop_denies and up.deny_rules:
             up = replace(up, deny_rules=())
         upper_rules.setdefault(item.rule_index, []).append(up)

@@ -1,0 +1,179 @@
+"""Each construct the extended analysis reads beyond the reference model, decided on
+small pairs: the verdict, the witness (replayed on the readings' bounds) and, under
+``reference_semantics``, the reference's ``unsupported``."""
+
+from __future__ import annotations
+
+import pytest
+
+from prover.api import check_boundary
+from prover.extended.check import witness_is_real
+from prover.extended.reading import read_policy
+from prover.policy.loader import load_policy
+from prover.results import NetworkCounterexample, Verdict
+
+
+def policy(*endpoints: str, binary: str = "/usr/bin/curl", extra: str = "") -> str:
+    body = "".join(f"      - {e}\n" for e in endpoints)
+    return (
+        "version: 1\n"
+        f"{extra}"
+        "network_policies:\n"
+        "  r:\n"
+        f"    binaries: [{{path: {binary}}}]\n"
+        "    endpoints:\n"
+        f"{body}"
+    )
+
+
+AUDIT = "{host: api.x.com, port: 443, protocol: rest, enforcement: audit, access: read-only}"
+ENFORCED_FULL = "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, access: full}"
+ENFORCED_READ = (
+    "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, access: read-only}"
+)
+NO_ENFORCEMENT = "{host: api.x.com, port: 443, protocol: rest, access: read-only}"
+SKIP = (
+    "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, tls: skip, "
+    "access: read-only}"
+)
+L4 = "{host: api.x.com, port: 443}"
+MCP_RULES = "rules: [{allow: {method: tools/call, tool: search}}]"
+MCP = "{host: mcp.x.com, port: 443, protocol: mcp, " + MCP_RULES + "}"
+MCP_ANY = (
+    "{host: mcp.x.com, port: 443, protocol: mcp, rules: [{allow: {method: tools/call, tool: '*'}}]}"
+)
+MCP_L4 = "{host: mcp.x.com, port: 443}"
+MCP_WILD = "{host: '*.x.com', port: 443, protocol: mcp, " + MCP_RULES + "}"
+WS = (
+    "{host: ws.x.com, port: 443, protocol: websocket, "
+    "rules: [{allow: {method: GET, path: /socket}}]}"
+)
+HOSTLESS = "{port: 8080, allowed_ips: [10.0.0.0/8]}"
+HOSTLESS_NARROW = "{port: 8080, allowed_ips: [10.1.0.0/16]}"
+CRED = (
+    "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, access: read-only, "
+    "credential_binding: {provider: github}}"
+)
+REST_FIELDS_NO_PROTOCOL = "{host: api.x.com, port: 443, access: read-only}"
+EXACT = "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, access: read-only}"
+WILD = "{host: '*.x.com', port: 443, protocol: rest, enforcement: enforce, access: read-only}"
+WILD_L4 = "{host: '*.x.com', port: 443}"
+NEW = "{host: evil.example, port: 9999}"
+MIDDLEWARE = (
+    "network_middlewares:\n"
+    "  redact: {middleware: openshell/regex, config: {deny: ['secret']}, "
+    "endpoints: {include: ['*.x.com']}}\n"
+)
+
+CASES = [
+    # name, candidate, boundary, expected verdict
+    ("audit self-narrowing", policy(AUDIT), policy(AUDIT, L4.replace("api", "other")), "within"),
+    ("audit allows what enforce full allows", policy(ENFORCED_FULL), policy(AUDIT), "within"),
+    (
+        "audit exceeds an enforced read-only boundary",
+        policy(AUDIT),
+        policy(ENFORCED_READ),
+        "exceeds",
+    ),
+    ("no enforcement is audit", policy(NO_ENFORCEMENT), policy(ENFORCED_READ), "exceeds"),
+    ("audit within raw L4", policy(AUDIT), policy(L4), "within"),
+    ("tls skip is raw access", policy(SKIP), policy(ENFORCED_FULL), "exceeds"),
+    ("tls skip within raw L4", policy(SKIP), policy(L4), "within"),
+    ("rest fields without protocol are L4", policy(REST_FIELDS_NO_PROTOCOL), policy(L4), "within"),
+    (
+        "rest fields without protocol exceed REST",
+        policy(REST_FIELDS_NO_PROTOCOL),
+        policy(ENFORCED_FULL),
+        "exceeds",
+    ),
+    ("identical MCP endpoint covers", policy(MCP, NEW), policy(MCP, NEW, L4), "within"),
+    (
+        # The wildcard refuses private destinations that the exact host may reach.
+        "MCP under an identical wildcard endpoint",
+        policy(MCP),
+        policy(MCP_WILD),
+        "exceeds",
+    ),
+    ("raw L4 covers MCP", policy(MCP), policy(MCP_L4), "within"),
+    ("different MCP tools are not decided", policy(MCP_ANY), policy(MCP), "unsupported"),
+    ("MCP to a destination the boundary cannot reach", policy(MCP), policy(L4), "exceeds"),
+    ("identical websocket covers", policy(WS), policy(WS, L4), "within"),
+    (
+        "websocket beyond REST",
+        policy(WS),
+        policy(ENFORCED_FULL.replace("api.x.com", "ws.x.com")),
+        "unsupported",
+    ),
+    ("hostless within a wider hostless", policy(HOSTLESS_NARROW), policy(HOSTLESS), "within"),
+    ("hostless beyond a narrower hostless", policy(HOSTLESS), policy(HOSTLESS_NARROW), "exceeds"),
+    ("credentials covered by the identical binding", policy(CRED), policy(CRED, NEW), "within"),
+    ("credentials not covered by raw access", policy(CRED), policy(L4), "unsupported"),
+    (
+        "exact beside wildcard, self narrowing",
+        policy(EXACT, WILD),
+        policy(EXACT, WILD, NEW),
+        "within",
+    ),
+    (
+        "L4 beside REST: the boundary's L4 grants nothing there",
+        policy(L4),
+        policy(L4, ENFORCED_READ),
+        "exceeds",
+    ),
+    (
+        "identical middlewares",
+        policy(L4, extra=MIDDLEWARE),
+        policy(L4, NEW, extra=MIDDLEWARE),
+        "within",
+    ),
+    ("different middlewares", policy(L4, extra=MIDDLEWARE), policy(L4), "unsupported"),
+    (
+        "a new host is an exceed whatever else",
+        policy(MCP, WS, AUDIT, NEW),
+        policy(MCP, WS, AUDIT),
+        "exceeds",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "candidate", "boundary", "expected"), CASES, ids=[c[0] for c in CASES]
+)
+def test_construct(name: str, candidate: str, boundary: str, expected: str) -> None:
+    check = check_boundary(candidate, boundary)
+    outcome = check.outcome
+    assert outcome.verdict.value.startswith(expected), (outcome.verdict, outcome.reason)
+    assert check.receipt.semantics == "extended"
+    if outcome.verdict is Verdict.EXCEEDS:
+        assert isinstance(outcome.counterexample, NetworkCounterexample)
+        cand, bound = read_policy(load_policy(candidate)), read_policy(load_policy(boundary))
+        assert witness_is_real(cand, bound, outcome.counterexample)
+    if outcome.verdict is Verdict.UNSUPPORTED:
+        assert outcome.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "candidate", "boundary", "expected"), CASES, ids=[c[0] for c in CASES]
+)
+def test_every_policy_is_within_itself(
+    name: str, candidate: str, boundary: str, expected: str
+) -> None:
+    for text in (candidate, boundary):
+        assert check_boundary(text, text).outcome.verdict is Verdict.WITHIN
+
+
+def test_the_reference_semantics_still_refuse_these_constructs() -> None:
+    for construct in (AUDIT, SKIP, MCP, WS, HOSTLESS, CRED, REST_FIELDS_NO_PROTOCOL):
+        text = policy(construct)
+        outcome = check_boundary(text, text, reference_semantics=True).outcome
+        assert outcome.verdict is Verdict.UNSUPPORTED, construct
+    both = policy(EXACT, WILD)
+    assert (
+        check_boundary(both, both, reference_semantics=True).outcome.verdict is Verdict.UNSUPPORTED
+    )
+
+
+def test_the_receipt_lists_what_was_read_beyond_the_reference() -> None:
+    check = check_boundary(policy(AUDIT), policy(AUDIT, NEW))
+    assert check.outcome.verdict is Verdict.WITHIN
+    assert any("audit" in reading for reading in check.receipt.readings)
