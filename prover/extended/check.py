@@ -48,6 +48,14 @@ def check_extended(
             return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
     if candidate.network_middlewares != boundary.network_middlewares:
         return CheckOutcome.unsupported(SHAPE, _middleware_reason(candidate, boundary))
+    extra_routes = _routes(candidate) - _routes(boundary)
+    if extra_routes:
+        shown = ", ".join(f"'{route}'" for route in sorted(extra_routes)[:3])
+        return CheckOutcome.unsupported(
+            SHAPE,
+            f"candidate inference route(s) {shown} are not in the boundary's "
+            "inference.allowed_routes",
+        )
     if candidate == boundary:
         return CheckOutcome.within(decided_by="equality")
     cand, bound = read_policy(candidate), read_policy(boundary)
@@ -204,6 +212,11 @@ def _as_policy(base: Policy, grants: list[Opaque], *, raw_l4: bool) -> Policy:
             Rule(key, key, binaries[key], tuple(endpoints)) for key, endpoints in rules.items()
         ),
     )
+
+
+def _routes(policy: AuthoredPolicy) -> set[str]:
+    """Legacy inference routes: each grants the use of one route, so fewer is narrower."""
+    return set(policy.inference.allowed_routes) if policy.inference else set()
 
 
 # -- reasons -----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from prover.errors import PolicyLoadError
 from prover.policy.mainline import mainline_data
 from prover.policy.messages import load_error
 from prover.policy.reader import read_policy_data
@@ -29,6 +30,8 @@ def load_policy(
     data = read_policy_data(text, checkpoint)
     if not reference:
         data = mainline_data(data)
+    elif isinstance(data, dict) and "inference" in data:
+        raise PolicyLoadError("unknown field 'inference' in authored policy", "inference")
     try:
         return AuthoredPolicy.model_validate(data)
     except ValidationError as error:

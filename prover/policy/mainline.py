@@ -19,7 +19,7 @@ The reference reading (``--reference-semantics``) skips this and stays strict.
 
 from __future__ import annotations
 
-_OPTIONAL_SECTIONS = ("filesystem_policy", "landlock", "process")
+_OPTIONAL_SECTIONS = ("filesystem_policy", "landlock", "process", "inference")
 _MAP_SECTIONS = ("network_policies", "network_middlewares")
 
 

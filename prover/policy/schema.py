@@ -364,6 +364,14 @@ class MiddlewareSection(_Closed):
 # Top level
 
 
+class InferenceSection(_Closed):
+    """Legacy ``inference`` section of older OpenShell releases: the inference routes the
+    sandbox may use. Read by default (policies written for those releases still run
+    there); the reference reading refuses it as an unknown field."""
+
+    allowed_routes: tuple[StrictStr, ...] = Field((), description="Route names, e.g. local.")
+
+
 class AuthoredPolicy(_Closed):
     """An authored OpenShell sandbox policy document."""
 
@@ -378,6 +386,7 @@ class AuthoredPolicy(_Closed):
         default_factory=dict, description="Rule key -> rule (default deny)."
     )
     network_middlewares: dict[StrictStr, MiddlewareSection] = Field(default_factory=dict)
+    inference: Absent[InferenceSection] = None
 
     @model_validator(mode="before")
     @classmethod

@@ -177,3 +177,14 @@ def test_the_receipt_lists_what_was_read_beyond_the_reference() -> None:
     check = check_boundary(policy(AUDIT), policy(AUDIT, NEW))
     assert check.outcome.verdict is Verdict.WITHIN
     assert any("audit" in reading for reading in check.receipt.readings)
+
+
+def test_legacy_inference_routes_narrow_by_subset() -> None:
+    both = "version: 1\ninference: {allowed_routes: [local, cloud]}\n"
+    one = "version: 1\ninference: {allowed_routes: [local]}\n"
+    none = "version: 1\n"
+    assert check_boundary(one, both).outcome.verdict is Verdict.WITHIN
+    assert check_boundary(none, one).outcome.verdict is Verdict.WITHIN
+    outcome = check_boundary(both, one).outcome
+    assert outcome.verdict is Verdict.UNSUPPORTED
+    assert "'cloud'" in (outcome.reason or "")

@@ -87,3 +87,16 @@ def test_a_misspelt_landlock_mode_is_refused_with_the_reason_we_are_stricter() -
     message = str(caught.value)
     assert "landlock.compatibility" in message
     assert "silently treats other values as best_effort" in message
+
+
+LEGACY_INFERENCE = "version: 1\ninference:\n  allowed_routes: [local]\n"
+
+
+def test_the_legacy_inference_section_loads_by_default_only() -> None:
+    policy = load_policy(LEGACY_INFERENCE)
+    assert policy.inference is not None and policy.inference.allowed_routes == ("local",)
+    with pytest.raises(PolicyLoadError) as caught:
+        load_policy(LEGACY_INFERENCE, reference=True)
+    assert "unknown field 'inference'" in str(caught.value)
+    with pytest.raises(PolicyLoadError):
+        load_policy("version: 1\ninference: {allowed_routes: [local], extra: 1}\n")
