@@ -174,6 +174,11 @@ def markdown_blocks(text: str) -> Iterator[tuple[str, str, str]]:
                 break
             body.append(stripped)
             j += 1
+        directive = "{" in lines[i]
+        if directive:  # MyST ```{code-block} yaml: options such as :emphasize-lines: lead
+            lang = "yaml" if "yaml" in lines[i].lower() or "yml" in lines[i].lower() else "x"
+            while body and re.match(r"^:[A-Za-z][\w-]*:", body[0]):
+                body.pop(0)
         if lang in ("yaml", "yml", ""):
             count += 1
             before = "".join(lines[max(0, i - 6) : i])
