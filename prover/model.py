@@ -62,6 +62,21 @@ class HttpRule:
 
 
 @dataclass(frozen=True, slots=True)
+class Shadow:
+    """An inspected endpoint that takes over an L4 endpoint's connections.
+
+    When a rule matching the process (``binaries``, on binary or ancestor; every rule
+    when binary identity is off) has an inspected endpoint matching the connection
+    (``host`` glob, ``ports``), the runtime handles the connection by that endpoint's
+    configuration and an L4 endpoint beside it grants nothing of its own.
+    """
+
+    host: str
+    ports: tuple[int, ...]
+    binaries: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Endpoint:
     """One endpoint of a rule, after normalisation."""
 
@@ -77,6 +92,7 @@ class Endpoint:
     deny_rules: tuple[HttpRule, ...] = ()
     explicit_tcp: bool = False
     role: EndpointRole = "full"
+    shadows: tuple[Shadow, ...] = ()
     """Which of the endpoint's three terms take part (spec §9.3/§9.4 define them all).
 
     ``full`` is every endpoint of the reference model. The extended analysis

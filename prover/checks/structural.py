@@ -233,6 +233,7 @@ class _Policies:
         if not any(
             self.binaries_ok(b[0], ref[0])
             and self.bound_endpoint(b).grants
+            and not self.bound_endpoint(b).shadows
             and endpoint_grant_covered(self.bound_endpoint(b), endpoint)
             for b in near
         ):

@@ -86,6 +86,16 @@ def binaries_match(rule: Rule, action: NetworkAction) -> bool:
     return any(binary_matches(g, b) for g in rule.binaries for b in candidates)
 
 
+def _shadowed(endpoint: Endpoint, action: NetworkAction) -> bool:
+    """Some inspected endpoint of a matching rule takes the connection over."""
+    return any(
+        action.port in shadow.ports
+        and host_matches(shadow.host, action.host)
+        and binaries_match(Rule("", "", shadow.binaries, ()), action)
+        for shadow in endpoint.shadows
+    )
+
+
 def endpoint_matches_connection(endpoint: Endpoint, action: NetworkAction) -> bool:
     return action.port in endpoint.ports and host_matches(endpoint.host, action.host)
 
@@ -119,7 +129,7 @@ def _endpoint_grants(
     if not endpoint.grants:
         return
     if endpoint.layer == "l4":
-        if endpoint_matches_connection(endpoint, action):
+        if endpoint_matches_connection(endpoint, action) and not _shadowed(endpoint, action):
             yield None
         return
     if not _rest_selected(endpoint, action):

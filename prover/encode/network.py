@@ -158,6 +158,28 @@ class PolicyTerms:
         endpoint = self.endpoint(ref)
         return [self.connection(ref), lift(self.action.is_rest), self._path(endpoint.path)]
 
+    def _shadowed(self, endpoint: Endpoint) -> Term:
+        """Some shadow of an L4 endpoint (see :class:`prover.model.Shadow`) applies."""
+        terms: list[Term] = []
+        for shadow in endpoint.shadows:
+            port = self.action.port
+            ports = term_or(
+                (
+                    lift(port == lo if lo == hi else z3.And(port >= lo, port <= hi))
+                    for lo, hi in _port_ranges(shadow.ports)
+                ),
+                self.ctx,
+            )
+            parts = [ports, self._member("host", "host", shadow.host.lower())]
+            if self.identity:
+                matches: list[Term] = []
+                for pattern in shadow.binaries:
+                    matches.append(self._member("binary", "path", pattern))
+                    matches.append(self._member("ancestor", "path", pattern))
+                parts.append(term_or(matches, self.ctx))
+            terms.append(term_and(parts, self.ctx))
+        return term_or(terms, self.ctx)
+
     # -- per-endpoint terms ------------------------------------------------------------
     def _tick(self) -> None:
         """Let the caller stop a long build (budget checkpoint every few terms)."""
@@ -174,7 +196,9 @@ class PolicyTerms:
                 self._grant[ref] = constant(False, self.ctx)
                 return self._grant[ref]
             if endpoint.layer == "l4":
-                allows = self.connection(ref)
+                allows = term_and(
+                    [self.connection(ref), term_not(self._shadowed(endpoint))], self.ctx
+                )
             else:
                 rules = term_or(
                     (self._http_rule(rule, deny=False) for rule in endpoint.allow_rules), self.ctx

@@ -50,7 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
-from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule
+from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
 from prover.policy.normalize import filesystem_of, normalize_endpoint, process_fields
 from prover.policy.schema import AuthoredPolicy, EndpointSection
 
@@ -255,10 +255,10 @@ def _overlap(a: _Endpoint, b: _Endpoint) -> set[int]:
 
 def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
     """Why the runtime's selection between two overlapping endpoints matters, if it does."""
+    if frozenset(a.section.allowed_ips) != frozenset(b.section.allowed_ips):
+        return "allowed_ips"  # the first configured endpoint's list applies
     if _l7(a) != _l7(b):
         return "inspection"
-    if frozenset(a.section.allowed_ips) != frozenset(b.section.allowed_ips):
-        return "allowed_ips"
     if (
         not a.section.allowed_ips
         and a.upper.host_is_wildcard != b.upper.host_is_wildcard
@@ -268,19 +268,10 @@ def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
     return None
 
 
-def _shadowed(
-    plain: _Endpoint, configured: _Endpoint, binaries: dict[str, tuple[str, ...]]
-) -> bool:
-    """Whether every connection of the L4 endpoint ``plain`` is also one of
-    ``configured``'s, for exactly the same binaries: the runtime then always handles it
-    by ``configured``'s configuration, and ``plain`` adds no rules of its own."""
-    return (
-        set(binaries[plain.rule_key]) == set(binaries[configured.rule_key])
-        and plain.upper.host == configured.upper.host
-        and set(plain.upper.ports) <= set(configured.upper.ports)
-        and plain.section.access is None
-        and not plain.section.rules
-    )
+def _plain_l4(item: _Endpoint) -> bool:
+    """An L4 endpoint that brings no rules of its own to an inspected connection."""
+    section = item.section
+    return item.handling == ("l4",) and section.access is None and not section.rules
 
 
 def read_policy(policy: AuthoredPolicy) -> Reading:
@@ -294,7 +285,7 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
     }
 
     lose_grants: set[int] = set()
-    shadowed: set[int] = set()
+    shadows: dict[int, list[Shadow]] = {}
     drop_denies: set[int] = set()
     conflicts: list[str] = []
     by_port: dict[int, list[int]] = {}
@@ -313,20 +304,31 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
                 why = _conflict(a, b, shared) if shared else None
                 if why is None:
                     continue
-                conflicts.append(
+                named = (
                     f"rule '{a.rule_key}' endpoint {a.index} and rule '{b.rule_key}' endpoint "
                     f"{b.index} ({why})"
                 )
                 if why == "inspection" and not (_configured(a) and _configured(b)):
-                    # An unconfigured L4 endpoint beside a configured one: the configured
-                    # one decides, so only the L4 endpoint's raw access is in doubt. When
-                    # it is surely shadowed (same binaries, its whole connection inside
-                    # the configured one's), it grants nothing at all.
+                    # An unconfigured L4 endpoint beside a configured one: whenever a
+                    # rule with the configured one matches the process, the runtime
+                    # handles the connection by that configuration and the L4 endpoint
+                    # adds nothing; otherwise it is raw access. That is exact (a Shadow)
+                    # unless the L4 endpoint carries rules of its own, which then join
+                    # the inspected union.
                     plain, other = (first, second) if not _configured(a) else (second, first)
-                    lose_grants.add(plain)
-                    if _shadowed(items[plain], items[other], binaries):
-                        shadowed.add(plain)
+                    if _plain_l4(items[plain]):
+                        shadows.setdefault(plain, []).append(
+                            Shadow(
+                                items[other].upper.host,
+                                items[other].upper.ports,
+                                binaries[items[other].rule_key],
+                            )
+                        )
+                    else:
+                        conflicts.append(named)
+                        lose_grants.add(plain)
                     continue
+                conflicts.append(named)
                 lose_grants.update((first, second))
                 if why == "inspection":
                     drop_denies.update((first, second))
@@ -337,8 +339,9 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
     constructs: list[str] = []
     for position, item in enumerate(items):
         up = item.upper
-        if position in shadowed:
-            up = replace(up, role="deny_only")
+        if position in shadows:
+            up = replace(up, shadows=tuple(shadows[position]))
+            item.lower = up if item.lower is not None else None
         if position in drop_denies and up.deny_rules:
             up = replace(up, deny_rules=())
         upper_rules.setdefault(item.rule_index, []).append(up)

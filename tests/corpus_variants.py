@@ -1,0 +1,94 @@
+"""Narrowings and widenings of a real policy, with the verdict each must get.
+
+A narrowing removes one REST allow rule (from an endpoint with more than one) or one
+filesystem path: the result allows less, so it must be within the original. A widening
+adds a new host on a new port, or a new writable path: it must exceed the original,
+unless the original already allows that path (a writable ``/``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from prover.explain.document import dump_text
+from prover.policy.reader import read_policy_data
+
+NEW_HOST = "widening-probe.example.invalid"
+NEW_PORT = 47123
+NEW_PATH = "/widening-probe"
+
+
+@dataclass(frozen=True)
+class Variant:
+    kind: str  # "narrowing" or "widening"
+    what: str
+    text: str
+    expected: str  # "within_boundary" or "exceeds_boundary"
+
+
+def variants(text: str) -> Iterator[Variant]:
+    data = read_policy_data(text)
+    if not isinstance(data, dict):
+        return
+    yield from _narrowings(data)
+    yield from _widenings(data)
+
+
+def _rest_rule_removal(data: dict[str, Any]) -> Variant | None:
+    for key, rule in (data.get("network_policies") or {}).items():
+        for index, endpoint in enumerate((rule or {}).get("endpoints") or []):
+            rules = endpoint.get("rules") if isinstance(endpoint, dict) else None
+            if str(endpoint.get("protocol", "")).lower() == "rest" and rules and len(rules) > 1:
+                changed = copy.deepcopy(data)
+                changed["network_policies"][key]["endpoints"][index]["rules"] = rules[:-1]
+                what = f"remove the last allow rule of {key}.endpoints[{index}]"
+                return Variant("narrowing", what, dump_text(changed), "within_boundary")
+    return None
+
+
+def _path_removal(data: dict[str, Any]) -> Variant | None:
+    section = data.get("filesystem_policy")
+    if not isinstance(section, dict):
+        return None
+    for field in ("read_only", "read_write"):
+        paths = section.get(field)
+        if paths:
+            changed = copy.deepcopy(data)
+            changed["filesystem_policy"][field] = paths[:-1]
+            what = f"remove filesystem_policy.{field}[-1]"
+            return Variant("narrowing", what, dump_text(changed), "within_boundary")
+    return None
+
+
+def _narrowings(data: dict[str, Any]) -> Iterator[Variant]:
+    for make in (_rest_rule_removal, _path_removal):
+        variant = make(data)
+        if variant is not None:
+            yield variant
+
+
+def _widenings(data: dict[str, Any]) -> Iterator[Variant]:
+    changed = copy.deepcopy(data)
+    rules = changed.get("network_policies") or {}
+    rules["widening_probe"] = {
+        "endpoints": [{"host": NEW_HOST, "port": NEW_PORT}],
+        "binaries": [{"path": "/usr/bin/curl"}],
+    }
+    changed["network_policies"] = rules
+    yield Variant(
+        "widening", "add a new host on a new port", dump_text(changed), "exceeds_boundary"
+    )
+
+    changed = copy.deepcopy(data)
+    section = changed.get("filesystem_policy")
+    if not isinstance(section, dict):
+        # An absent section includes the working directory: keep that when adding one.
+        section = {"include_workdir": True}
+    writable = list(section.get("read_write") or [])
+    expected = "within_boundary" if "/" in writable else "exceeds_boundary"
+    section["read_write"] = [*writable, NEW_PATH]
+    changed["filesystem_policy"] = section
+    yield Variant("widening", "add a new writable path", dump_text(changed), expected)
