@@ -21,8 +21,7 @@ rules still apply: the hook never answers ``allow``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: Largest event read from stdin (a command line may carry a here-document).
 MAX_EVENT_BYTES = 16 * 1024 * 1024
@@ -36,9 +35,12 @@ class EventError(ValueError):
     """The event cannot be read; the message says why (the hook then denies)."""
 
 
-@dataclass(frozen=True)
-class ShellEvent:
-    """A shell command about to run, and the directory it runs in (if the event says)."""
+class ShellEvent(NamedTuple):
+    """A shell command about to run, and the directory it runs in (if the event says).
+
+    (A named tuple, not a dataclass: ``dataclasses`` alone would add a dozen modules to the
+    no-op path.)
+    """
 
     command: str
     cwd: str | None

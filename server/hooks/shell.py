@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 #: Operators, longest first so that the scanner matches greedily.
 _OPERATORS = (
@@ -88,11 +88,6 @@ class SimpleCommand:
     @property
     def argv(self) -> list[str]:
         return [word.value for word in self.words]
-
-
-@dataclass
-class _Scan:
-    items: list[tuple[str, str | Word]] = field(default_factory=list)
 
 
 def _skip_balanced(text: str, start: int, opening: str, closing: str) -> int:
@@ -207,8 +202,7 @@ def _skip_heredoc_bodies(text: str, i: int, delimiters: list[tuple[str, bool]]) 
 
 def scan(text: str) -> list[tuple[str, str | Word]]:
     """Split ``text`` into ``("word", Word)`` and ``("op", operator)`` items."""
-    scanned = _Scan()
-    items = scanned.items
+    items: list[tuple[str, str | Word]] = []
     pending: list[tuple[str, bool]] = []
     expect_delimiter: bool | None = None  # strip_tabs of the heredoc awaiting its word
     i = 0
@@ -300,8 +294,12 @@ def _walk(
             redirect = None
             if item == "(":
                 stack.append(state.cwd)
-            elif item == ")" and stack:
+            elif item == ")":
+                if not stack:
+                    raise ShellSyntaxError("unbalanced ')' in the command line")
                 state.cwd = stack.pop()
+    if stack:
+        raise ShellSyntaxError("unterminated '(' in the command line")
 
 
 def _is_fd(value: str) -> bool:
