@@ -106,20 +106,33 @@ def _reasons(event: Any, args: argparse.Namespace) -> list[str]:
         return []
     from server.hooks.verdicts import Inputs, objections
 
+    root = _project_root(event, args.tool)
     inputs = Inputs(
-        boundary=_configured(args.boundary, BOUNDARY_ENV),
-        current=_configured(args.current, CURRENT_ENV),
-        credentials=_configured(args.credentials, CREDENTIALS_ENV),
+        boundary=_configured(args.boundary, BOUNDARY_ENV, root),
+        current=_configured(args.current, CURRENT_ENV, root),
+        credentials=_configured(args.credentials, CREDENTIALS_ENV, root),
         timeout_ms=args.timeout,
     )
     return objections(found, inputs)
 
 
-def _configured(value: str | None, env: str) -> str | None:
-    """An option, else its environment variable, as an absolute path (relative to the
-    hook's own working directory, where the tool starts it: the project root)."""
+def _project_root(event: Any, tool: str) -> str:
+    """Where relative configuration paths start: the project, whatever directory the tool
+    starts the hook in. Claude Code names it in ``CLAUDE_PROJECT_DIR``; a Cursor event
+    lists ``workspace_roots``; otherwise the hook's own working directory."""
+    if tool == "claude-code":
+        root = os.environ.get("CLAUDE_PROJECT_DIR")
+    else:
+        root = event.root
+    return root if root and os.path.isabs(root) else os.getcwd()
+
+
+def _configured(value: str | None, env: str, root: str) -> str | None:
+    """An option, else its environment variable, as an absolute path."""
     chosen = value if value else os.environ.get(env) or None
-    return os.path.abspath(os.path.expanduser(chosen)) if chosen else None
+    if not chosen:
+        return None
+    return os.path.normpath(os.path.join(root, os.path.expanduser(chosen)))
 
 
 def _deny(denial: Any, reason: str) -> int:

@@ -44,6 +44,8 @@ class ShellEvent(NamedTuple):
 
     command: str
     cwd: str | None
+    #: The project root the event names (Cursor's first workspace root), if any.
+    root: str | None = None
 
 
 def parse(data: bytes) -> dict[str, Any]:
@@ -83,11 +85,13 @@ def cursor_event(document: dict[str, Any]) -> ShellEvent | None:
     command = document.get("command")
     if not isinstance(command, str):
         raise EventError("the beforeShellExecution event has no command string")
-    cwd = _text(document, "cwd")
     roots = document.get("workspace_roots")
-    if cwd is None and isinstance(roots, list) and roots and isinstance(roots[0], str):
-        cwd = roots[0] or None
-    return ShellEvent(command=command, cwd=cwd)
+    root = (
+        roots[0] or None
+        if isinstance(roots, list) and roots and isinstance(roots[0], str)
+        else None
+    )
+    return ShellEvent(command=command, cwd=_text(document, "cwd") or root, root=root)
 
 
 def claude_code_denial(reason: str) -> dict[str, Any]:

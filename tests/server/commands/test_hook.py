@@ -134,7 +134,13 @@ def run_hook(
 ) -> tuple[int, str]:
     data = event if isinstance(event, bytes) else json.dumps(event).encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    for name in ("POLICY_PROVER_BOUNDARY", "POLICY_PROVER_CURRENT", "OPENSHELL_SANDBOX_POLICY"):
+    for name in (
+        "POLICY_PROVER_BOUNDARY",
+        "POLICY_PROVER_CURRENT",
+        "POLICY_PROVER_CREDENTIALS",
+        "OPENSHELL_SANDBOX_POLICY",
+        "CLAUDE_PROJECT_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
     argv = ["hook", tool, *args]
     if boundary is not None:
@@ -266,6 +272,31 @@ def test_the_boundary_comes_from_the_environment(
     monkeypatch.setenv("POLICY_PROVER_BOUNDARY", str(project / "policies/boundary.yaml"))
     assert main(["hook", "claude-code"]) == 0
     assert "result: exceeds_boundary" in denial(capsys.readouterr().out)
+
+
+def test_a_relative_boundary_starts_at_the_project_root(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # The tools may start the hook anywhere; the project root is CLAUDE_PROJECT_DIR for
+    # Claude Code and the first workspace root of a Cursor event.
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
+    boundary = str(project / "policies/boundary.yaml")
+    command = "openshell policy set sb --policy policies/bad.yaml"
+    event = cursor_event(command, project)
+    status, out = run_hook(
+        monkeypatch, capsys, event, "--boundary", "policies/boundary.yaml", tool="cursor"
+    )
+    assert status == 0
+    assert f"within the boundary {boundary}." in json.loads(out)["agent_message"]
+    data = json.dumps(claude_event(command, project)).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    monkeypatch.setenv("POLICY_PROVER_BOUNDARY", "policies/boundary.yaml")
+    assert main(["hook", "claude-code"]) == 0
+    assert f"within the boundary {boundary}." in denial(capsys.readouterr().out)
 
 
 # -- fail closed ---------------------------------------------------------------------------
@@ -582,7 +613,8 @@ def _console_script() -> str:
 def test_the_installed_command_answers_a_real_event(project: Path) -> None:
     event = claude_event("cd policies && openshell policy set sb --policy bad.yaml", project)
     env = {k: v for k, v in os.environ.items() if not k.startswith("POLICY_PROVER_")}
-    env["POLICY_PROVER_BOUNDARY"] = "policies/boundary.yaml"  # relative to the project root
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    env["POLICY_PROVER_BOUNDARY"] = "policies/boundary.yaml"  # relative to the hook's cwd
     done = subprocess.run(
         [_console_script(), "hook", "claude-code"],
         input=json.dumps(event).encode(),
