@@ -93,7 +93,8 @@ def _reasons(event: Any, args: argparse.Namespace) -> list[str]:
     from server.hooks.shell import ShellSyntaxError, split_commands
 
     environ = dict(os.environ)
-    cwd = event.cwd if event.cwd and os.path.isabs(event.cwd) else None
+    root = _project_root(event, args.tool)
+    cwd = event.cwd if event.cwd and os.path.isabs(event.cwd) else root
     try:
         found = actions(split_commands(event.command, cwd, environ), environ)
     except ShellSyntaxError as exc:
@@ -106,7 +107,6 @@ def _reasons(event: Any, args: argparse.Namespace) -> list[str]:
         return []
     from server.hooks.verdicts import Inputs, objections
 
-    root = _project_root(event, args.tool)
     inputs = Inputs(
         boundary=_configured(args.boundary, BOUNDARY_ENV, root),
         current=_configured(args.current, CURRENT_ENV, root),

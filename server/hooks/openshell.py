@@ -62,6 +62,21 @@ _CREATE_VALUES = frozenset(
 )
 
 
+#: Programs that name ``openshell`` without running it.
+_NON_EXECUTING = frozenset(
+    {"echo", "printf", "grep", "egrep", "fgrep", "rg", "man", "which", "type", "whereis"}
+    | {"apropos", "git", "tldr", "help", "cat", "less", "head", "tail", "wc", "policy-prover"}
+)
+_APPLYING = (
+    ["policy", "set"],
+    ["pol", "set"],
+    ["policy", "update"],
+    ["pol", "update"],
+    ["sandbox", "create"],
+    ["sb", "create"],
+)
+
+
 class SpecError(ValueError):
     """An ``--add-endpoint``/``--add-allow`` value the OpenShell CLI would refuse."""
 
@@ -143,7 +158,39 @@ def _actions_of(command: SimpleCommand, environ: dict[str, str]) -> list[Action]
             )
     if is_openshell:
         found.extend(_openshell_actions(command, variables))
+    elif words and os.path.basename(words[0].value) not in _NON_EXECUTING:
+        found.extend(_embedded(command, variables))
     return [action for action in found if action is not None]
+
+
+def _embedded(command: SimpleCommand, variables: dict[str, str]) -> list[Action]:
+    """``xargs openshell policy set ...``, ``find -exec openshell ...``, ``ssh h openshell``:
+    another program runs OpenShell with arguments the hook may not see."""
+    for index, word in enumerate(command.words[1:], start=1):
+        if word.dynamic or not _is_openshell(word.value):
+            continue
+        inner = SimpleCommand(
+            words=command.words[index:],
+            assignments={},
+            variables=command.variables,
+            cwd=command.cwd,
+            written_before=command.written_before,
+        )
+        if _openshell_actions(inner, variables) or _applying_path(inner.argv[1:]):
+            program = os.path.basename(command.words[0].value)
+            return [
+                Unverifiable(
+                    f"{program} openshell",
+                    f"`{program}` runs openshell with arguments or in a place the hook cannot "
+                    "see; run the openshell command directly",
+                )
+            ]
+    return []
+
+
+def _applying_path(args: list[str]) -> bool:
+    path = _parse(args, _SET_VALUES | _UPDATE_VALUES | _CREATE_VALUES).positionals[:2]
+    return path in _APPLYING
 
 
 def _is_openshell(value: str) -> bool:
@@ -206,11 +253,10 @@ def _openshell_actions(command: SimpleCommand, variables: dict[str, str]) -> lis
     path = parsed.positionals[:2]
     if path in (["policy", "set"], ["pol", "set"]):
         policies = _parse(args, _SET_VALUES).options.get("--policy")
-        if not policies:
-            return []  # the CLI refuses `policy set` without --policy: nothing is applied
-        return [_policy_file("openshell policy set", policies[-1], command, variables)]
+        # Without --policy the CLI refuses `policy set`: nothing is applied.
+        return [_policy_file("openshell policy set", p, command, variables) for p in policies or []]
     if path in (["sandbox", "create"], ["sb", "create"]):
-        return [_create_action(args, command, variables)]
+        return _create_action(args, command, variables)
     if path in (["policy", "update"], ["pol", "update"]):
         update = _parse(args, _UPDATE_VALUES)
         if "--dry-run" in update.flags:
@@ -219,21 +265,23 @@ def _openshell_actions(command: SimpleCommand, variables: dict[str, str]) -> lis
     return []
 
 
-def _create_action(args: list[str], command: SimpleCommand, variables: dict[str, str]) -> Any:
+def _create_action(args: list[str], command: SimpleCommand, variables: dict[str, str]) -> list[Any]:
     policies = _parse(args, _CREATE_VALUES).options.get("--policy")
     if policies:
-        return _policy_file("openshell sandbox create --policy", policies[-1], command, variables)
+        form = "openshell sandbox create --policy"
+        return [_policy_file(form, policy, command, variables) for policy in policies]
     from_env = variables.get(POLICY_ENV)
     if from_env:
-        return _policy_file(
-            f"openshell sandbox create ({POLICY_ENV})", from_env, command, variables
+        form = f"openshell sandbox create ({POLICY_ENV})"
+        return [_policy_file(form, from_env, command, variables)]
+    return [
+        Unverifiable(
+            "openshell sandbox create",
+            "the sandbox gets no policy file (no --policy and no OPENSHELL_SANDBOX_POLICY), so "
+            "it runs with the image's or OpenShell's built-in policy, which the hook cannot "
+            "check; pass --policy FILE",
         )
-    return Unverifiable(
-        "openshell sandbox create",
-        "the sandbox gets no policy file (no --policy and no OPENSHELL_SANDBOX_POLICY), so it "
-        "runs with the image's or OpenShell's built-in policy, which the hook cannot check; "
-        "pass --policy FILE",
-    )
+    ]
 
 
 def _update_actions(update: _Parsed) -> list[Action]:

@@ -8,11 +8,15 @@ reason, and the next step. An unreadable file, a missing boundary or an internal
 is a reason too: the hook fails closed.
 
 ``policy update`` changes a live sandbox whose policy the hook cannot fetch (``openshell
-policy get`` needs the gateway). The current policy is the file given with ``--current``
-(or ``POLICY_PROVER_CURRENT``); without one the boundary stands in for it, which still
-decides the boundary verdict of the merged policy exactly when the sandbox's policy is
-within the boundary (a policy this hook let through), but reports as new only the risks
-the boundary itself does not already carry.
+policy get`` needs the gateway). With the sandbox's current policy given (``--current``
+or ``POLICY_PROVER_CURRENT``), each addition is merged into it as the gateway merges it
+and assessed: findings, security notes, and the merged policy against the boundary.
+Without it, the boundary is *not* used as the current policy for the verdict (a rule that
+folds into one of the boundary's rules can lose access there that it would keep in the
+sandbox); instead each addition is checked on its own against the boundary, which bounds
+what the update adds whatever the sandbox's policy is, provided that policy is within the
+boundary (as every policy this hook let through is). The findings are then assessed with
+the boundary standing in for the current policy.
 """
 
 from __future__ import annotations
@@ -143,41 +147,190 @@ def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) 
 
 
 def _assess_update(action: PolicyUpdate, boundary: str, inputs: Inputs, budget: Any) -> str | None:
-    from prover.errors import PolicyLoadError, ProposalError
-    from prover.proposal import assess_proposal, exit_code
-
-    if inputs.current is not None:
-        current, current_name = _read(inputs.current, "current policy"), inputs.current
-    else:
-        current, current_name = boundary, f"{inputs.boundary} (the boundary, standing in)"
     credentials = _read(inputs.credentials, "credentials") if inputs.credentials else None
-    steps = [
-        (proposal, f"--add-endpoint for rule '{proposal['rule_name']}'")
+    if inputs.current is not None:
+        current = _read(inputs.current, "current policy")
+        return _assess_against_current(action, current, boundary, credentials, inputs, budget)
+    return _assess_without_current(action, boundary, credentials, inputs, budget)
+
+
+def _assess(current: str, proposal: dict[str, Any], label: str, **options: Any) -> Any:
+    from prover.errors import PolicyLoadError, ProposalError
+    from prover.proposal import assess_proposal
+
+    text = json.dumps(proposal, separators=(",", ":"))
+    try:
+        return assess_proposal(current, text, **options)
+    except (ProposalError, PolicyLoadError) as exc:
+        raise _Denied(
+            f"policy-prover hook: blocked `openshell policy update` ({label}): the change "
+            f"cannot be assessed: {exc}"
+        ) from None
+
+
+def _assess_against_current(
+    action: PolicyUpdate,
+    current: str,
+    boundary: str,
+    credentials: str | None,
+    inputs: Inputs,
+    budget: Any,
+) -> str | None:
+    """Each addition merged into the current policy as the gateway merges it, in order."""
+    from prover.proposal import exit_code
+
+    steps: list[tuple[dict[str, Any] | None, str, Any]] = [
+        (proposal, f"--add-endpoint for rule '{proposal['rule_name']}'", None)
         for proposal in action.proposals
     ]
-    pending_allow = list(action.allow_groups)
-    while steps or pending_allow:
-        if steps:
-            proposal, label = steps.pop(0)
-        else:
-            host, port, rules = pending_allow.pop(0)
-            proposal = _allow_proposal(current, host, port, rules, current_name)
-            label = f"--add-allow for {host}:{port}"
-        text = json.dumps(proposal, separators=(",", ":"))
-        try:
-            assessment = assess_proposal(
-                current, text, credentials=credentials, boundary=boundary, budget=budget
-            )
-        except (ProposalError, PolicyLoadError) as exc:
-            raise _Denied(
-                f"policy-prover hook: blocked `openshell policy update` ({label}): the change "
-                f"cannot be assessed: {exc}"
-            ) from None
+    steps += [(None, f"--add-allow for {g[0]}:{g[1]}", g) for g in action.allow_groups]
+    for proposal, label, group in steps:
+        if proposal is None:
+            host, port, rules = group
+            proposal = _allow_proposal(current, host, port, rules, inputs.current or "")
+        assessment = _assess(
+            current, proposal, label, credentials=credentials, boundary=boundary, budget=budget
+        )
         if exit_code(assessment) != 0:
-            return _update_reason(assessment, label, text, current_name, inputs)
+            return _update_reason(assessment, label, proposal, inputs.current or "", inputs)
         assert assessment.merged_policy is not None
         current = assessment.merged_policy
     return None
+
+
+def _assess_without_current(
+    action: PolicyUpdate, boundary: str, credentials: str | None, inputs: Inputs, budget: Any
+) -> str | None:
+    """Without the sandbox's policy: each addition on its own against the boundary.
+
+    Folding a rule into the sandbox's unknown policy can only give it what it declares
+    (the gateway refuses a merge that would hand existing binaries undeclared access, or
+    new binaries undeclared endpoints), so the policy after the update allows at most the
+    current policy plus each declared rule standing alone. With the current policy within
+    the boundary (what this hook lets through), the update stays within the boundary if
+    each standalone rule does. An ``--add-allow`` rule reaches the binaries of whichever
+    rule holds ``host:port``: every binary the boundary (or this command) allows there.
+    The findings are assessed with the boundary standing in for the current policy.
+    """
+    from prover.proposal import exit_code
+    from prover.proposal.assess import authored_data
+
+    base = authored_data(boundary, "boundary policy")
+    stand_in = f"{inputs.boundary} (the boundary, standing in for the unknown current policy)"
+    for proposal in action.proposals:
+        label = f"--add-endpoint for rule '{proposal['rule_name']}'"
+        assessment = _assess(boundary, proposal, label, credentials=credentials, budget=budget)
+        if exit_code(assessment) != 0:
+            return _update_reason(assessment, label, proposal, stand_in, inputs)
+        reason = _standalone(base, proposal["rule"], boundary, label, inputs, budget)
+        if reason is not None:
+            return reason
+    for host, port, rules in action.allow_groups:
+        label = f"--add-allow for {host}:{port}"
+        for rule in _allow_reach(base, action.proposals, host, port, rules):
+            reason = _standalone(base, rule, boundary, label, inputs, budget, alone=True)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _standalone(
+    base: dict[str, Any],
+    rule: dict[str, Any],
+    boundary: str,
+    label: str,
+    inputs: Inputs,
+    budget: Any,
+    *,
+    alone: bool = False,
+) -> str | None:
+    """``None`` when the boundary plus ``rule`` under a fresh name is within the boundary.
+
+    ``alone``: the boundary's own network rules are left out. A new endpoint is checked
+    next to them, so that an overlap with one (an L4 and a REST endpoint at one host and
+    port, which the runtime resolves to a single contract) is caught; rules appended to an
+    existing endpoint create no overlap that was not there before, so they are checked on
+    their own.
+    """
+    import copy
+
+    from prover import api
+    from prover.report import boundary_text
+    from prover.results import Verdict
+
+    candidate = copy.deepcopy(base)
+    rules = {} if alone else candidate.get("network_policies") or {}
+    key = "policy_prover_hook_rule"
+    while key in rules:
+        key += "_"
+    rules[key] = {**rule, "name": key}
+    candidate["network_policies"] = rules
+    outcome = api.check_boundary(json.dumps(candidate), boundary, budget=budget).outcome
+    if outcome.verdict is Verdict.WITHIN:
+        return None
+    shown = json.dumps({k: v for k, v in rule.items() if k != "name"}, separators=(",", ":"))
+    return (
+        f"policy-prover hook: blocked `openshell policy update` ({label}): the access it "
+        f"adds is not proven within the boundary {inputs.boundary}. The sandbox's current "
+        "policy is unknown to the hook (no --current), so the addition was checked on its "
+        f"own: {shown}\n{boundary_text(outcome)}"
+        "Next: narrow the endpoint (host, port, access or method/path rules, --binary) to what "
+        "the boundary allows, then run the command again. Give the hook the sandbox's "
+        "current policy (--current FILE or POLICY_PROVER_CURRENT) for an exact merge."
+    )
+
+
+def _allow_reach(
+    base: dict[str, Any],
+    proposals: tuple[dict[str, Any], ...],
+    host: str,
+    port: int,
+    rules: tuple[dict[str, Any], ...],
+) -> list[dict[str, Any]]:
+    """A standalone rule that over-approximates what ``--add-allow`` adds at ``host:port``.
+
+    The rules go to the endpoint ``host:port`` of some rule of the current policy, so they
+    reach that rule's binaries: at most every binary that the boundary (or this command)
+    lets reach ``host:port``. The endpoint is REST: the gateway refuses method/path rules
+    elsewhere, and a WebSocket endpoint (not modelled, so never proven) cannot be in a
+    current policy that is within the boundary.
+    """
+    holders = [*(base.get("network_policies") or {}).values()]
+    holders += [proposal["rule"] for proposal in proposals]
+    binaries: list[dict[str, Any]] = []
+    any_binary = False
+    found = False
+    for holder in holders:
+        if not any(
+            str(endpoint.get("host", "")).lower() == host.lower()
+            and port in (endpoint.get("ports") or [endpoint.get("port")])
+            for endpoint in holder.get("endpoints") or []
+        ):
+            continue
+        found = True
+        if not holder.get("binaries"):
+            any_binary = True
+        for binary in holder.get("binaries") or []:
+            if binary not in binaries:
+                binaries.append(binary)
+    if not found:
+        raise _Denied(
+            f"policy-prover hook: blocked `openshell policy update --add-allow` for {host}:{port}: "
+            f"neither the boundary nor this command has an endpoint {host}:{port}, so the "
+            "hook cannot tell which binaries the new rules would reach. Give the hook the "
+            "sandbox's current policy (--current FILE or POLICY_PROVER_CURRENT)."
+        )
+    endpoint = {
+        "host": host,
+        "port": port,
+        "protocol": "rest",
+        "enforcement": "enforce",
+        "rules": [dict(rule) for rule in rules],
+    }
+    rule: dict[str, Any] = {"endpoints": [endpoint]}
+    if not any_binary:
+        rule["binaries"] = binaries
+    return [rule]
 
 
 def _allow_proposal(
@@ -229,7 +382,7 @@ def _allow_proposal(
 
 
 def _update_reason(
-    assessment: Any, label: str, proposal: str, current_name: str, inputs: Inputs
+    assessment: Any, label: str, proposal: dict[str, Any], current_name: str, inputs: Inputs
 ) -> str:
     from prover.proposal.boundary import boundary_lines
 
@@ -253,7 +406,7 @@ def _update_reason(
         ["policy-prover", "assess", "--current", current_arg, "--proposal", "PROPOSAL.json"]
         + (["--boundary", inputs.boundary] if inputs.boundary else [])
     )
-    lines.append(f"proposal: {proposal}")
+    lines.append(f"proposal: {json.dumps(proposal, separators=(',', ':'))}")
     lines.append(
         "Next: narrow the endpoint (host, port, access or method/path rules, --binary) to what "
         "the boundary allows and the task needs, then run the command again; for the full "

@@ -244,6 +244,9 @@ def test_a_policy_within_the_boundary_passes_untouched(
         "openshell policy update sb --remove-rule pypi --remove-endpoint pypi.org:443",
         "openshell policy update sb --add-deny 'api.github.com:443:DELETE:/**'",
         "echo OPENSHELL_SANDBOX_POLICY is documented",
+        "man openshell",
+        "ssh build-host openshell sandbox list",
+        "echo openshell policy set sb --policy policies/bad.yaml",
     ],
 )
 def test_commands_that_apply_no_policy_pass_untouched(
@@ -340,6 +343,14 @@ def test_a_relative_boundary_starts_at_the_project_root(
             "X=$(openshell policy set sb --policy policies/good.yaml)",
             "the command substitution",
         ),
+        (
+            "ls policies/good.yaml | xargs -n1 openshell policy set sb --policy",
+            "`xargs` runs openshell with arguments or in a place the hook cannot see",
+        ),
+        (
+            r"find policies -name good.yaml -exec openshell policy set sb --policy {} \;",
+            "`find` runs openshell",
+        ),
     ],
     ids=[
         "missing-file",
@@ -352,6 +363,8 @@ def test_a_relative_boundary_starts_at_the_project_root(
         "cp-writes-the-file",
         "unknown-directory",
         "openshell-in-substitution",
+        "xargs",
+        "find-exec",
     ],
 )
 def test_what_cannot_be_checked_is_denied_with_the_reason(
@@ -450,19 +463,30 @@ def test_an_update_within_the_boundary_with_nothing_to_review_passes(
         (
             "openshell policy update sb --add-endpoint evil.example:443 --binary /usr/bin/curl",
             [
-                "(--add-endpoint for rule 'allow_evil_example_443')",
-                "Boundary:     exceeds_boundary",
+                "(--add-endpoint for rule 'allow_evil_example_443'): the access it adds is not "
+                "proven within the boundary",
+                "so the addition was checked on its own: "
+                '{"endpoints":[{"host":"evil.example","port":443}],'
+                '"binaries":[{"path":"/usr/bin/curl"}]}',
+                "result: exceeds_boundary",
                 "host=evil.example:443",
-                '"rule_name":"allow_evil_example_443"',
             ],
+        ),
+        (
+            # Merged into the boundary, `full` would fold into its read-only GitHub rule and
+            # vanish; the sandbox's real policy may have no such rule, so the rule is checked
+            # on its own and its `full` access is caught.
+            "openshell policy update sb --add-endpoint api.github.com:443:full:rest:enforce "
+            "--binary /usr/bin/curl",
+            ["result: exceeds_boundary", "method=POST"],
         ),
         (
             "openshell policy update sb --add-allow 'api.github.com:443:post:/repos/**'",
             [
                 "(--add-allow for api.github.com:443)",
-                "Boundary:     exceeds_boundary",
+                "result: exceeds_boundary",
                 "method=POST",
-                '"rule_name":"github_api"',
+                '"binaries":[{"path":"/usr/bin/curl"},{"path":"/usr/bin/gh"}]',
             ],
         ),
         (
@@ -479,21 +503,17 @@ def test_an_update_within_the_boundary_with_nothing_to_review_passes(
             ["--add-endpoint access segment must be one of read-only, read-write, or full"],
         ),
         (
-            "openshell policy update sb --add-allow 'pypi.org:443:GET:/simple/**'",
-            ["has protocol 'none (L4)'; method/path rules need rest or websocket"],
-        ),
-        (
             "openshell policy update sb --add-allow 'gitlab.com:443:GET:/**'",
-            ["has no endpoint gitlab.com:443 to add rules to"],
+            ["neither the boundary nor this command has an endpoint gitlab.com:443"],
         ),
     ],
     ids=[
         "new-host",
+        "full-that-folding-would-hide",
         "add-allow-post",
         "metadata",
         "no-access",
         "bad-spec",
-        "add-allow-l4",
         "add-allow-unknown",
     ],
 )
@@ -519,24 +539,57 @@ def test_an_update_that_exceeds_or_needs_review_is_denied(
 def test_an_update_is_assessed_against_the_current_policy_when_given(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:
-    # Within the boundary either way; against the narrower current policy it adds reach,
-    # which the assessment reports (adds_access) but does not make a review item.
-    command = "openshell policy update sb --add-endpoint pypi.org:443 --binary /usr/bin/python3"
-    event = claude_event(command, project)
     current = str(project / "policies/current.yaml")
     boundary = project / "policies/boundary.yaml"
-    assert run_hook(monkeypatch, capsys, event, "--current", current, boundary=boundary) == (0, "")
-    # A chained update: the --add-allow targets the endpoint the --add-endpoint adds.
+
+    def hook(command: str, *args: str) -> tuple[int, str]:
+        event = claude_event(command, project)
+        return run_hook(monkeypatch, capsys, event, "--current", current, *args, boundary=boundary)
+
+    # Within the boundary; against the narrower current policy it adds reach, which the
+    # assessment reports (adds_access) without making it a review item.
+    assert hook(
+        "openshell policy update sb --add-endpoint pypi.org:443 --binary /usr/bin/python3"
+    ) == (
+        0,
+        "",
+    )
+    # The current policy has a read-only GitHub rule for curl: the gateway folds `full`
+    # into it and keeps read-only, so the exact merge stays within the boundary.
+    command = (
+        "openshell policy update sb --add-endpoint api.github.com:443:full:rest:enforce "
+        "--binary /usr/bin/curl"
+    )
+    assert hook(command) == (0, "")
+    # A chained update: the --add-allow targets the endpoint the --add-endpoint extends.
     command = (
         "openshell policy update sb --add-endpoint api.github.com:443:read-only:rest:enforce "
         "--binary /usr/bin/gh --add-allow 'api.github.com:443:PUT:/repos/**'"
     )
-    event = claude_event(command, project)
-    reason = denial(
-        run_hook(monkeypatch, capsys, event, "--current", current, boundary=boundary)[1]
-    )
+    reason = denial(hook(command)[1])
     assert f"against current policy {current} and boundary" in reason
     assert "(--add-allow for api.github.com:443)" in reason and "method=PUT" in reason
+    assert "Boundary:     exceeds_boundary" in reason
+    # The current policy decides which endpoint --add-allow extends, and whether it can.
+    reason = denial(hook("openshell policy update sb --add-allow 'pypi.org:443:GET:/simple/**'")[1])
+    assert f"{current} has no endpoint pypi.org:443 to add rules to" in reason
+    current = str(boundary)
+    reason = denial(hook("openshell policy update sb --add-allow 'pypi.org:443:GET:/simple/**'")[1])
+    assert "has protocol 'none (L4)'; method/path rules need rest or websocket" in reason
+
+
+def test_an_update_without_a_current_policy_reaches_every_binary_at_the_endpoint(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    # GET on the read-only GitHub endpoint is within the boundary for curl and gh alike;
+    # whatever REST endpoint the sandbox has at pypi.org:443, the L4 boundary covers it.
+    for command in (
+        "openshell policy update sb --add-allow 'api.github.com:443:GET:/repos/**'",
+        "openshell policy update sb --add-allow 'pypi.org:443:GET:/simple/**'",
+    ):
+        event = claude_event(command, project)
+        result = run_hook(monkeypatch, capsys, event, boundary=project / "policies/boundary.yaml")
+        assert result == (0, "")
 
 
 # -- Cursor --------------------------------------------------------------------------------
