@@ -23,6 +23,7 @@ def _fenced(text: str) -> str:
     fence = "`" * max(3, longest + 1)
     return f"{fence}\n{text}\n{fence}"
 
+
 _READING_THE_RESULT = f"""\
 Only `within_boundary` passes. Treat `exceeds_boundary`, `unsupported`, `inconclusive` \
 and `error` as failures:
