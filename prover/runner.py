@@ -25,8 +25,9 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from prover.api import BoundaryCheck, check_boundary
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget
+from prover.api import BoundaryCheck, check_boundary, sha256_hex, z3_version
+from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
+from prover.results import CheckOutcome, Receipt
 
 T = TypeVar("T")
 
@@ -85,6 +86,10 @@ async def run_in_worker(
     ``input_bytes`` (the size of the texts ``func`` reads; unknown counts as large) picks
     the admission: a large check first waits for one of the few large-check tokens, so
     that waiting it holds nothing small checks need.
+
+    A call that is not admitted before its deadline (or is cancelled while waiting)
+    never runs ``func``: :class:`~prover.budget.BudgetExhausted` is raised at the
+    deadline, so no work runs late and none runs without a slot.
     """
     limiters = [concurrency_limiter()]
     if input_bytes is None or input_bytes > LARGE_INPUT_BYTES:
@@ -102,17 +107,22 @@ async def run_in_worker(
     async def worker() -> None:
         held: list[anyio.CapacityLimiter] = []
         try:
-            # Wait for admission only until the deadline: a call queued past it then
-            # runs at once, finds its budget spent and answers inconclusive without
-            # solving, instead of answering seconds late.
+            # Wait for admission only until the deadline: a call queued past it is
+            # answered then (the caller turns BudgetExhausted into inconclusive) and its
+            # work never runs.
             with anyio.move_on_after(_seconds_left(budget)):
                 for limiter in limiters:
                     await limiter.acquire()
                     held.append(limiter)
-            while len(held) < len(limiters) and not budget.expired:
-                # The timer may fire a hair before the deadline; let it pass, so that
-                # the check sees a spent budget rather than a millisecond of one.
-                await anyio.sleep(_seconds_left(budget))
+            if len(held) < len(limiters):
+                for limiter in reversed(held):  # a large token, held in vain
+                    limiter.release()
+                while not budget.expired and not budget.cancelled:
+                    # The timer may fire a hair before the deadline; let it pass, so
+                    # that the answer comes at the deadline, not a millisecond before.
+                    await anyio.sleep(_seconds_left(budget))
+                failure.append(BudgetExhausted(cancelled=budget.cancelled))
+                return
             try:
                 await anyio.to_thread.run_sync(work)
             finally:
@@ -159,11 +169,24 @@ async def check_boundary_async(
 ) -> BoundaryCheck:
     """``check_boundary`` in a worker thread, bounded by the process-wide limit."""
     budget = budget or Budget(timeout_ms)
-    return await run_in_worker(
-        lambda b: check_boundary(candidate, boundary, budget=b),
-        budget,
-        input_bytes=text_bytes(candidate, boundary),
-    )
+    try:
+        return await run_in_worker(
+            lambda b: check_boundary(candidate, boundary, budget=b),
+            budget,
+            input_bytes=text_bytes(candidate, boundary),
+        )
+    except BudgetExhausted as stopped:
+        # Never admitted: answered at the deadline without reading the policies.
+        return BoundaryCheck(
+            outcome=CheckOutcome.stopped(stopped.cancelled),
+            receipt=Receipt(
+                candidate_sha256=sha256_hex(candidate),
+                boundary_sha256=sha256_hex(boundary),
+                z3_version=z3_version(),
+                elapsed_ms=round(budget.elapsed_ms(), 3),
+                decided_by=None,
+            ),
+        )
 
 
 def text_bytes(*texts: str | bytes | None) -> int:

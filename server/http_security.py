@@ -25,6 +25,8 @@ ALLOWED_HOSTS_ENV = "POLICY_PROVER_ALLOWED_HOSTS"
 MAX_REQUEST_BODY_BYTES = 10 * 1024 * 1024
 
 PUBLIC_PATHS = frozenset({"/health"})
+#: Discovery documents (OAuth metadata and the like): this server publishes none.
+WELL_KNOWN_PREFIX = "/.well-known/"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -104,7 +106,8 @@ def parse_host_list(text: str | None) -> list[str]:
 class BearerTokenMiddleware:
     """Refuse every HTTP request without ``Authorization: Bearer <token>`` (401).
 
-    ``/health`` stays open for probes. The comparison is constant-time.
+    ``/health`` stays open for probes; ``/.well-known/*`` is 404 (no OAuth here); any
+    scope but HTTP and lifespan (WebSocket) is refused. The comparison is constant-time.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
@@ -112,8 +115,20 @@ class BearerTokenMiddleware:
         self._expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path") in PUBLIC_PATHS:
+        kind = scope["type"]
+        if kind == "lifespan" or (kind == "http" and scope.get("path") in PUBLIC_PATHS):
             await self.app(scope, receive, send)
+            return
+        if kind != "http":
+            # A WebSocket (or any other) connection is not served at all; refuse it
+            # before the application sees it, whatever it carries.
+            if kind == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        if str(scope.get("path", "")).startswith(WELL_KNOWN_PREFIX):
+            # No OAuth metadata here: a 401 would send clients such as Claude Code into
+            # OAuth discovery and dynamic client registration, which cannot succeed.
+            await _send_json(send, 404, {"error": "not_found"})
             return
         supplied = b""
         for name, value in scope.get("headers", ()):

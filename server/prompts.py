@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
+from prover.text import escape_control
 from server.resources import RESULTS_URI
+
+
+def _fenced(text: str) -> str:
+    """``text`` in a code fence it cannot close: the fence is longer than any run of
+    backticks in it (CommonMark closes a fence only with at least as many backticks)."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
 
 _READING_THE_RESULT = f"""\
 Only `within_boundary` passes. Treat `exceeds_boundary`, `unsupported`, `inconclusive` \
@@ -41,14 +56,10 @@ propose the smallest edit to the subagent's policy that fixes the problem, check
 edited policy again, and show me the final result and its receipt.
 
 Subagent's policy (candidate):
-```
-{subagent_policy}
-```
+{_fenced(subagent_policy)}
 
 My policy (boundary):
-```
-{my_policy}
-```"""
+{_fenced(my_policy)}"""
 
 
 def self_check_policy_change(
@@ -64,7 +75,7 @@ def self_check_policy_change(
         str, Field(description="What the change is for, in one sentence (optional).")
     ] = "",
 ) -> str:
-    purpose = f"The change: {change_summary}\n\n" if change_summary.strip() else ""
+    purpose = f"The change: {escape_control(change_summary)}\n\n" if change_summary.strip() else ""
     return f"""\
 Before proposing this policy change, check it yourself. Call the `check_boundary` tool \
 with `candidate` = the complete policy after the change and `boundary` = the maximum \
@@ -77,14 +88,10 @@ the receipt's candidate_sha256 in the proposal. Otherwise narrow the change (few
 methods, paths or binaries) until it passes, or explain why it cannot.
 
 Policy after the change (candidate):
-```
-{proposed_policy}
-```
+{_fenced(proposed_policy)}
 
 Maximum policy (boundary):
-```
-{boundary_policy}
-```"""
+{_fenced(boundary_policy)}"""
 
 
 def register_prompts(server: MCPServer) -> None:
@@ -100,3 +107,21 @@ def register_prompts(server: MCPServer) -> None:
         description="Check that a policy change stays within the environment's maximum "
         "policy before you propose it.",
     )(self_check_policy_change)
+    _answer_bad_prompt_requests_with_invalid_params(server)
+
+
+def _answer_bad_prompt_requests_with_invalid_params(server: MCPServer) -> None:
+    """An unknown prompt or bad arguments is the client's mistake: JSON-RPC -32602 with
+    the SDK's message, not an internal error (-32603, or code 0 on the handshake era)
+    with a traceback in the log."""
+    render = server.get_prompt
+
+    async def get_prompt(name: str, arguments: Any = None, context: Any = None) -> Any:
+        try:
+            return await render(name, arguments, context)
+        except MCPError:
+            raise
+        except ValueError as error:
+            raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
+
+    server.get_prompt = get_prompt  # type: ignore[method-assign]

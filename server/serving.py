@@ -117,6 +117,47 @@ def build_http_app(server: MCPServer, options: HttpOptions) -> ASGIApp:
     return app
 
 
+#: Idle keep-alive connections are closed after this long.
+KEEP_ALIVE_TIMEOUT_S = 5
+
+
+class _RateLimitedAcceptErrors(logging.Filter):
+    """At most one "socket.accept() out of system resource" record (with its traceback)
+    per minute: under descriptor exhaustion asyncio logs one per accept attempt, which
+    wrote 73 MB in 15 s."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last = float("-inf")
+        self.suppressed = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import time
+
+        if "out of system resource" not in str(record.msg):
+            return True
+        now = time.monotonic()
+        if now - self._last < 60.0:
+            self.suppressed += 1
+            return False
+        self._last = now
+        record.exc_info = None  # the message says it; the traceback adds nothing
+        return True
+
+
+class _NoClientDisconnectTraceback(logging.Filter):
+    """A client that goes away mid-request (or a connection the guard closed) is not a
+    server error: keep the record, drop its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from starlette.requests import ClientDisconnect
+
+        if record.exc_info and isinstance(record.exc_info[1], ClientDisconnect):
+            record.exc_info = None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 def run_http(server: MCPServer, options: HttpOptions) -> None:
     import uvicorn
 
@@ -130,6 +171,17 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
         path,
         "required" if options.token else "not configured",
     )
+    from server.connection_guard import MAX_HEADER_BYTES, GuardedH11Protocol, configure_from_env
+
+    configure_from_env(os.environ)
+
+    logging.getLogger("asyncio").addFilter(_RateLimitedAcceptErrors())
+    for name in ("mcp.server.streamable_http", "mcp.server.sse"):
+        logging.getLogger(name).addFilter(_NoClientDisconnectTraceback())
+    # The SSE transport logs each session id at INFO; an id is a session's only secret.
+    sse_log = logging.getLogger("mcp.server.sse")
+    if sse_log.getEffectiveLevel() < logging.WARNING:
+        sse_log.setLevel(logging.WARNING)
     config = uvicorn.Config(
         app,
         host=options.host,
@@ -137,5 +189,8 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
         log_config=None,  # keep our stderr handler; uvicorn's default logs access to stdout
         log_level=options.log_level.lower(),
         lifespan="on",
+        http=GuardedH11Protocol,  # connection cap, header and body timeouts
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_TIMEOUT_S,
     )
     uvicorn.Server(config).run()

@@ -13,9 +13,16 @@ import logging
 from typing import Any
 
 from prover.api import sha256_hex
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget
+from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.errors import PolicyLoadError
-from prover.explain.document import Data, Loaded, dump_text, load_document, read_data
+from prover.explain.document import (
+    Data,
+    Loaded,
+    dump_text,
+    load_document,
+    read_data,
+    reading_under,
+)
 from prover.explain.fixloop import LoopResult, aligned_reference, fix_all
 from prover.explain.hints import blocker_for
 from prover.explain.measure import delete_outright, grant_units
@@ -44,6 +51,8 @@ log = logging.getLogger(__name__)
 def _data(text: str | bytes) -> Data:
     try:
         return read_data(text)
+    except BudgetExhausted:
+        raise
     except Exception:  # unreadable input has no data to point into
         return {}
 
@@ -51,6 +60,8 @@ def _data(text: str | bytes) -> Data:
 def _loaded(text: str | bytes) -> Loaded | None:
     try:
         return load_document(read_data(text))
+    except BudgetExhausted:
+        raise
     except Exception:
         return None
 
@@ -112,10 +123,29 @@ def explain(
     if max_violations < 1:
         raise ValueError("max_violations must be at least 1")
     session = Session(boundary, budget or Budget(timeout_ms), reference_semantics)
+    with reading_under(session.budget.checkpoint):
+        return _explain(session, candidate, boundary, result, max_violations)
+
+
+_OUT_OF_TIME = "the time budget ran out before the explanation finished; raise the timeout"
+
+
+def _explain(
+    session: Session,
+    candidate: str | bytes,
+    boundary: str | bytes,
+    result: str | bytes | dict[str, Any] | None,
+    max_violations: int,
+) -> Explanation:
     prior = read_prior(result)
     first = session.check_texts(candidate, boundary, final=True)
-    cand_doc = _loaded(candidate) if first.verdict is not Verdict.ERROR else None
-    bound_doc = _loaded(boundary) if first.verdict is not Verdict.ERROR else None
+    out_of_time = False
+    cand_doc = bound_doc = None
+    try:
+        cand_doc = _loaded(candidate) if first.verdict is not Verdict.ERROR else None
+        bound_doc = _loaded(boundary) if first.verdict is not Verdict.ERROR else None
+    except BudgetExhausted:
+        out_of_time = True
     policies = (cand_doc.policy, bound_doc.policy) if cand_doc and bound_doc else None
     base: dict[str, Any] = {
         "result": _explained(first),
@@ -129,9 +159,14 @@ def explain(
         if prior and prior.kind == "proposal" and prior.data
         else None,
     }
-    explanation = _explain_verdict(
-        first, session, candidate, boundary, cand_doc, bound_doc, base, max_violations
-    )
+    try:
+        if out_of_time:
+            raise BudgetExhausted(cancelled=session.budget.cancelled)
+        explanation = _explain_verdict(
+            first, session, candidate, boundary, cand_doc, bound_doc, base, max_violations
+        )
+    except BudgetExhausted:
+        explanation = _out_of_time(first, session, base)
     note = _prior_sentence(base["prior_result"])
     if note:
         explanation.explanation = f"{note} {explanation.explanation}"
@@ -170,6 +205,8 @@ def _explain_verdict(
         return _not_decided(first, candidate, boundary, session, base)
     try:
         loop = fix_all(session, cand_doc, bound_doc, first, max_violations)
+    except BudgetExhausted:
+        raise
     except Exception as exc:  # a bug here must never turn into a claimed fix
         log.exception("internal error while explaining")
         loop = LoopResult(
@@ -179,6 +216,26 @@ def _explain_verdict(
             f"{exc})",
         )
     return _exceeds(loop, session, candidate, cand_doc, base)
+
+
+def _out_of_time(first: CheckOutcome, session: Session, base: dict[str, Any]) -> Explanation:
+    """The fresh result, unexplained: the deadline passed while reading or fixing."""
+    if first.verdict is not Verdict.EXCEEDS:
+        blocker = blocker_for(first, {}, {})
+        summary, paragraph = blocker_texts(first.verdict.value, blocker)
+        blockers = [blocker] if first.verdict is not Verdict.WITHIN else []
+    else:
+        summary, paragraph = exceeds_texts([], [], False, _OUT_OF_TIME, None)
+        blockers = []
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        blockers=blockers,
+        enumeration=Enumeration(
+            complete=False, stopped_because=_OUT_OF_TIME, checks_run=session.checks_run
+        ),
+        **base,
+    )
 
 
 def _not_decided(
@@ -284,5 +341,31 @@ def explain_input_error(
         inputs=InputDigests(
             candidate_sha256=sha256_hex(candidate) if candidate is not None else None,
             boundary_sha256=sha256_hex(boundary) if boundary is not None else None,
+        ),
+    )
+
+
+def explain_stopped(
+    cancelled: bool, *, candidate: str | bytes, boundary: str | bytes
+) -> Explanation:
+    """The explanation of a call stopped before its check could start (it waited for a
+    worker until its deadline, or was cancelled): ``inconclusive``, nothing read."""
+    outcome = CheckOutcome.stopped(cancelled)
+    blocker = blocker_for(outcome, {}, {})
+    summary, paragraph = blocker_texts(outcome.verdict.value, blocker)
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        result=_explained(outcome),
+        blockers=[blocker],
+        enumeration=Enumeration(
+            complete=False,
+            stopped_because="the deadline passed before a worker was free"
+            if not cancelled
+            else "the call was cancelled before a worker was free",
+            checks_run=0,
+        ),
+        inputs=InputDigests(
+            candidate_sha256=sha256_hex(candidate), boundary_sha256=sha256_hex(boundary)
         ),
     )

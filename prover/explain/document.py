@@ -10,11 +10,15 @@ which keeps rule keys containing dots or brackets unambiguous.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import yaml
 
+from prover.budget import BudgetExhausted
 from prover.explain.models import FixOp
 from prover.extended.reading import read_policy
 from prover.model import Policy
@@ -25,6 +29,28 @@ from prover.policy.schema import AuthoredPolicy
 from prover.policy.shape import shape_problem
 
 Data = dict[str, Any]
+
+#: The running explanation's checkpoint: every read and dump of a document in this
+#: module calls it, so that the explanation's deadline bounds them (a candidate of a
+#: thousand REST rules takes a few hundred milliseconds per round trip).
+_CHECKPOINT: ContextVar[Callable[[], None] | None] = ContextVar("explain_checkpoint", default=None)
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@contextmanager
+def reading_under(checkpoint: Callable[[], None]) -> Iterator[None]:
+    """Make the document functions of this thread call ``checkpoint`` while reading."""
+    token = _CHECKPOINT.set(checkpoint)
+    try:
+        yield
+    finally:
+        _CHECKPOINT.reset(token)
+
+
+def _tick() -> None:
+    checkpoint = _CHECKPOINT.get()
+    if checkpoint is not None:
+        checkpoint()
 
 
 def tree_copy(value: Any) -> Any:
@@ -37,7 +63,7 @@ def tree_copy(value: Any) -> Any:
 
 
 def read_data(text: str | bytes) -> Data:
-    data = read_policy_data(text)
+    data = read_policy_data(text, _CHECKPOINT.get())
     if not isinstance(data, dict):
         raise ValueError("policy document is not a mapping")
     copied: Data = tree_copy(data)
@@ -47,12 +73,20 @@ def read_data(text: str | bytes) -> Data:
 def dump_text(data: Data) -> str:
     """YAML text of ``data``; JSON (also YAML) if PyYAML's YAML 1.1 quoting would not read
     back identically under the strict YAML 1.2 reader."""
-    text = yaml.safe_dump(
-        data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=4096
+    _tick()
+    text = yaml.dump(
+        data,
+        Dumper=_DUMPER,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=4096,
     )
     try:
-        if read_policy_data(text) == data:
+        if read_policy_data(text, _CHECKPOINT.get()) == data:
             return text
+    except BudgetExhausted:
+        raise
     except Exception:  # any reader failure: fall back to JSON below
         pass
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -75,10 +109,12 @@ def load_document(data: Data) -> Loaded | None:
     reference model it is the reference's normalised policy.
     """
     try:
-        authored = load_policy(dump_text(data))
+        authored = load_policy(dump_text(data), _CHECKPOINT.get())
         if shape_problem(authored, extended=True) is not None:
             return None
         return Loaded(data=data, authored=authored, policy=read_policy(authored).upper)
+    except BudgetExhausted:
+        raise  # out of time: the explanation stops (see ``core._out_of_time``)
     except Exception:  # an edit that breaks the policy is simply not an option
         return None
 

@@ -309,7 +309,7 @@ def fix_all(
             if step.doc is None or step.outcome is None:
                 state.stopped_because = (
                     "the time budget ran out while fixing a violation; raise the timeout"
-                    if session.time_ran_out
+                    if session.time_ran_out or session.budget.expired or session.budget.cancelled
                     else f"no verified fix was found for violation {len(state.violations)}"
                 )
                 break

@@ -40,6 +40,8 @@ def read_prior(result: str | bytes | dict[str, Any] | None) -> Prior | None:
             data = json.loads(result)
         except (ValueError, UnicodeDecodeError) as exc:
             return Prior("unrecognised", None, f"the given result is not JSON ({exc})")
+        except RecursionError:
+            return Prior("unrecognised", None, "the given result is nested too deeply to read")
     if not isinstance(data, dict):
         return Prior("unrecognised", None, "the given result is not a JSON object")
     if "findings" in data or "validation_result" in data:

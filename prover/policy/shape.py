@@ -91,6 +91,9 @@ def allowed_ip_network(
     text = entry.strip()
     if not text or text != entry:
         return None
+    address, slash, prefix = text.partition("/")
+    if "%" in address or (slash and not (prefix.isascii() and prefix.isdigit())):
+        return None  # Python-only forms (zone ids, netmasks) are not IPs or CIDRs (spec §5)
     try:
         return ipaddress.ip_network(text, strict=False)
     except ValueError:

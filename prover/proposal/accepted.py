@@ -13,6 +13,8 @@ gateway does not use accepted risks; ``validation_result`` is computed before th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from prover.errors import ProposalError
@@ -42,10 +44,12 @@ class AcceptedRisks(BaseModel):
     accepted_risks: tuple[AcceptedRisk, ...] = ()
 
 
-def load_accepted_risks(data: str | bytes | None) -> AcceptedRisks:
+def load_accepted_risks(
+    data: str | bytes | None, checkpoint: Callable[[], None] | None = None
+) -> AcceptedRisks:
     if data is None:
         return AcceptedRisks()
-    document = read_document(data, "accepted risks")
+    document = read_document(data, "accepted risks", checkpoint)
     if document is None:
         return AcceptedRisks()
     if isinstance(document, list):

@@ -18,6 +18,7 @@ Pipeline (spec §2–§5):
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -52,10 +53,12 @@ def _one_line(message: str) -> str:
     return "; ".join(line.strip() for line in message.split("\n") if line.strip())
 
 
-def authored_data(text: str | bytes, what: str) -> Data:
+def authored_data(
+    text: str | bytes, what: str, checkpoint: Callable[[], None] | None = None
+) -> Data:
     """A policy text, loaded and checked by the policy loader, as clean authored data."""
     try:
-        policy = load_policy(text)
+        policy = load_policy(text, checkpoint)
     except PolicyLoadError as error:
         raise PolicyLoadError(f"{what}: {error.message}", error.path) from None
     return clean(policy.model_dump(mode="json", exclude_none=True, exclude_unset=True))
@@ -82,22 +85,22 @@ def _candidate(current: Data, rule_name: str, rule: Data) -> tuple[Data, str, li
     return candidate, target, warnings
 
 
-def _policy_text(policy: Data) -> str:
+def _policy_text(policy: Data, checkpoint: Callable[[], None] | None = None) -> str:
     """The candidate as YAML; JSON (also YAML) when PyYAML's YAML 1.1 plain scalars would
     read back differently under the policy reader's YAML 1.2 rules (e.g. ``1e3``)."""
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     text = yaml.dump(policy, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
     try:
-        if read_policy_data(text) == policy:
+        if read_policy_data(text, checkpoint) == policy:
             return text
     except PolicyLoadError:
         pass
     return json.dumps(policy, indent=2, ensure_ascii=False) + "\n"
 
 
-def _validate(candidate: Data, text: str) -> None:
+def _validate(candidate: Data, text: str, checkpoint: Callable[[], None] | None = None) -> None:
     try:
-        load_policy(text)
+        load_policy(text, checkpoint)
     except PolicyLoadError as error:
         raise _NotApplicable(f"candidate invalid: {_one_line(error.message)}") from None
     base = dict(candidate)
@@ -136,20 +139,27 @@ def assess_proposal(
     boundary checks (``adds_access`` always, ``boundary`` when given) share one budget:
     ``budget`` if given (to cancel from another thread), else one of ``timeout_ms``.
 
+    Every input is read, and every stage runs, under that budget: when it runs out (or
+    is cancelled) before the boundary checks, :class:`~prover.budget.BudgetExhausted`
+    is raised, since no sound partial assessment exists; the boundary checks themselves
+    answer ``inconclusive`` as usual.
+
     Raises ``ProposalError`` or ``PolicyLoadError`` for invalid input. A proposal that
     cannot be merged or yields an invalid candidate is *not* an exception: it is reported
     in ``application_error`` and the model is not run.
     """
     if mode not in ("agent_authored", "mechanistic"):
         raise ProposalError(f"mode must be agent_authored or mechanistic, got {mode!r}")
-    credential_set = load_credentials(credentials)
-    risks = load_accepted_risks(accepted_risks)
-    binaries = load_registry(registry)
-    proposed = parse_proposal(proposal)
-    current_data = authored_data(current, "current policy")
-    if boundary is not None:
-        authored_data(boundary, "boundary policy")
     budget = budget or Budget(timeout_ms)
+    tick = budget.checkpoint
+    credential_set = load_credentials(credentials, tick)
+    risks = load_accepted_risks(accepted_risks, tick)
+    binaries = load_registry(registry, tick)
+    proposed = parse_proposal(proposal, tick)
+    current_data = authored_data(current, "current policy", tick)
+    if boundary is not None:
+        authored_data(boundary, "boundary policy", tick)
+    tick()
     receipt: dict[str, Any] = {
         "current_sha256": sha256_of(current),
         "proposal_sha256": sha256_of(proposal),
@@ -172,13 +182,15 @@ def assess_proposal(
                 raise _NotApplicable(f"candidate canonicalization failed: {error}") from None
         candidate, target, merge_warnings = _candidate(current_data, rule_name, rule)
         warnings.extend(merge_warnings)
-        merged_text = _policy_text(candidate)
-        _validate(candidate, merged_text)
+        tick()
+        merged_text = _policy_text(candidate, tick)
+        _validate(candidate, merged_text, tick)
         receipt["merged_policy_sha256"] = sha256_of(merged_text)
         delta = finding_delta(
-            run_model(current_data, credential_set, binaries),
-            run_model(candidate, credential_set, binaries),
+            run_model(current_data, credential_set, binaries, tick),
+            run_model(candidate, credential_set, binaries, tick),
         )
+        tick()
     except _NotApplicable as failure:
         application_error = str(failure)
         merged_text = None

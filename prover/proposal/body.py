@@ -22,6 +22,7 @@ schema, so a misspelt field is an error naming it. Every failure is a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,9 +62,11 @@ class ProposedRule:
     warnings: list[str] = field(default_factory=list)
 
 
-def _read(data: str | bytes, what: str) -> dict[str, object]:
+def _read(
+    data: str | bytes, what: str, checkpoint: Callable[[], None] | None = None
+) -> dict[str, object]:
     try:
-        return read_policy_data(data)
+        return read_policy_data(data, checkpoint)
     except PolicyLoadError as error:
         message = str(error).replace("policy file", "document").replace("policy must", "it must")
         raise ProposalError(f"{what}: {message}") from None
@@ -221,9 +224,9 @@ def _parse_agent_body(document: dict[str, Any]) -> ProposedRule:
     )
 
 
-def parse_proposal(data: str | bytes) -> ProposedRule:
+def parse_proposal(data: str | bytes, checkpoint: Callable[[], None] | None = None) -> ProposedRule:
     """Read either proposal spelling; see the module docstring for the checks applied."""
-    document = _read(data, "proposal")
+    document = _read(data, "proposal", checkpoint)
     if "operations" in document:
         return _parse_agent_body(document)
     if "rule" in document or "rule_name" in document:

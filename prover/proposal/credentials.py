@@ -12,6 +12,8 @@ Host matching is host-only (every port), as in the reference prover; see
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from prover.errors import ProposalError
@@ -44,11 +46,13 @@ class CredentialSet(BaseModel):
         )
 
 
-def load_credentials(data: str | bytes | None) -> CredentialSet:
+def load_credentials(
+    data: str | bytes | None, checkpoint: Callable[[], None] | None = None
+) -> CredentialSet:
     """Parse the credential document; ``None`` (or an empty document) means no credentials."""
     if data is None:
         return CredentialSet()
-    document = read_document(data, "credentials")
+    document = read_document(data, "credentials", checkpoint)
     if document is None:
         return CredentialSet()
     if isinstance(document, list):

@@ -44,6 +44,7 @@ Divergences from the reference, each flagged because the reference would miss ac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from prover.proposal.credentials import CredentialSet
@@ -93,16 +94,33 @@ def _instances(policy: Data) -> tuple[list[_Instance], list[str]]:
     return list(instances.values()), binaries
 
 
+def _no_checkpoint() -> None:
+    return None
+
+
 def run_model(
-    policy: Data, credentials: CredentialSet, registry: BinaryRegistry
+    policy: Data,
+    credentials: CredentialSet,
+    registry: BinaryRegistry,
+    checkpoint: Callable[[], None] | None = None,
 ) -> tuple[Finding, ...]:
-    """The raw (non-delta) findings of one policy, one per category with a path."""
+    """The raw (non-delta) findings of one policy, one per category with a path.
+
+    ``checkpoint`` is called once per host and per binary (hosts times credentials can
+    be large) and may raise to stop the model at a deadline.
+    """
+    tick = checkpoint or _no_checkpoint
     instances, binaries = _instances(policy)
     hosts = {instance.host for instance in instances}
     metadata = {host for host in hosts if is_link_local_or_metadata(host)}
-    credentialed = {host for host in hosts if credentials.for_host(host)}
+    credentialed = set()
+    for host in hosts:
+        tick()
+        if credentials.for_host(host):
+            credentialed.add(host)
     paths: dict[Category, list[FindingPath]] = {category: [] for category in CATEGORY_ORDER}
     for binary in binaries:
+        tick()
         capability = registry.lookup(binary)
         if not capability.can_exfiltrate:
             continue

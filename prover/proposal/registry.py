@@ -27,6 +27,7 @@ L7-bypassing binary bypasses L7.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -160,12 +161,14 @@ def _override_entries(data: object) -> list[object]:
     )
 
 
-def load_registry(override: str | bytes | None = None) -> BinaryRegistry:
+def load_registry(
+    override: str | bytes | None = None, checkpoint: Callable[[], None] | None = None
+) -> BinaryRegistry:
     """The shipped registry, extended or overridden by ``override`` (YAML/JSON text)."""
     entries = {entry.binary: entry for entry in _shipped_entries()}
     if override is None:
         return BinaryRegistry(entries)
-    data = read_document(override, "registry")
+    data = read_document(override, "registry", checkpoint)
     listed = _override_entries(data)
     wrapped = isinstance(data, dict) and "binaries" in data
     for index, raw in enumerate(listed):

@@ -15,6 +15,7 @@ from collections import defaultdict
 from prover.proposal.assessment import ProposalAssessment
 from prover.proposal.boundary import boundary_failed, boundary_lines
 from prover.proposal.findings import LABELS, Finding
+from prover.text import escape_control
 
 EXIT_CLEAR = 0
 EXIT_REVIEW = 1
@@ -68,7 +69,7 @@ def render_text(assessment: ProposalAssessment) -> str:
         lines += _bullets("Security notes:", a.security_notes)
         lines += _bullets("Warnings:", a.warnings)
         lines.append("ERROR — the proposal cannot be applied to the current policy.")
-        return "\n".join(lines) + "\n"
+        return _joined(lines)
     lines += ["Prover:", *(f"  {line}" for line in a.validation_result.split("\n")), ""]
     active = [f for f in a.findings if not f.accepted]
     accepted = [f for f in a.findings if f.accepted]
@@ -115,4 +116,10 @@ def render_text(assessment: ProposalAssessment) -> str:
         lines.append(f"PASS — All findings accepted.{note}")
     else:
         lines.append("PASS — nothing new needs review.")
-    return "\n".join(lines) + "\n"
+    return _joined(lines)
+
+
+def _joined(lines: list[str]) -> str:
+    """One text line per entry: anything in an entry that could break or reorder a line
+    (the rule name, hosts, binaries and reasons come from the proposal) is escaped."""
+    return "".join(escape_control(line) + "\n" for line in lines)

@@ -6,7 +6,8 @@ runs :func:`prover.proposal.assess_proposal`. Text output is the reference-like 
 
 Exit status: 0 nothing new needs review, 1 something does (a finding, a note, a blocker,
 or a boundary result other than ``within_boundary``), 2 invalid input or a proposal that
-cannot be applied, 130 cancelled (Ctrl-C). Invalid input prints
+cannot be applied, 3 the time limit passed before the assessment finished (an
+``inconclusive`` envelope; nothing assessed), 130 cancelled (Ctrl-C). Invalid input prints
 ``policy-prover: <flag> '<file>': <problem>`` on stderr in text mode and an error
 envelope (:func:`error_document`) on stdout in JSON mode.
 """
@@ -23,6 +24,8 @@ from server.output import render_json, write
 from server.policy_files import PolicyFileError, read_policy_file
 
 EXIT_ERROR = 2
+#: The assessment was stopped by its deadline or a cancellation: nothing was decided.
+EXIT_UNDECIDED = 3
 SCHEMA_VERSION = 1
 
 #: Input roles in reading order: (argument, option, prefix of the library's messages).
@@ -50,7 +53,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
             "credential_reach_expansion, capability_expansion; plus security notes, "
             "adds_access (does the proposal add any access at all) and, with --boundary, "
             "whether the merged policy stays within a boundary. Exit 0: nothing new needs "
-            "review; 1: something does; 2: invalid input or a proposal that cannot be applied."
+            "review; 1: something does; 2: invalid input or a proposal that cannot be applied; "
+            "3: the time limit passed first (inconclusive)."
         ),
     )
     parser.add_argument("--current", metavar="FILE", required=True, help="current policy")
@@ -107,6 +111,36 @@ def error_document(reason: str, inputs: dict[str, str | None]) -> dict[str, Any]
     }
 
 
+def stopped_document(
+    cancelled: bool, timeout_ms: int, inputs: dict[str, str | None]
+) -> dict[str, Any]:
+    """The JSON envelope of an assessment its deadline (or a cancellation) stopped
+    before it finished: ``inconclusive``, with nothing assessed."""
+    from prover import __version__
+
+    reason = (
+        "the assessment was cancelled before it finished; nothing was assessed"
+        if cancelled
+        else f"the time limit of {timeout_ms} ms passed before the assessment finished; "
+        "nothing was assessed (retry with a larger timeout or smaller inputs)"
+    )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "prover_version": __version__,
+        "check": "proposal",
+        "result": "inconclusive",
+        "exit_code": EXIT_UNDECIDED,
+        "inputs": dict(inputs),
+        "reason_code": "cancelled" if cancelled else "solver_timeout",
+        "reason": reason,
+    }
+
+
+def stopped_text(document: dict[str, Any]) -> str:
+    """The text of :func:`stopped_document`."""
+    return f"result: inconclusive\nreason: {document['reason']}\n"
+
+
 def run(args: argparse.Namespace) -> int:
     paths: dict[str, str | None] = {role: getattr(args, role) for role, _, _ in ROLES}
     try:
@@ -114,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     except InvalidInput as exc:
         return _report_invalid(args, str(exc), paths)
 
-    from prover.budget import Budget
+    from prover.budget import Budget, BudgetExhausted
     from prover.errors import ProverError
     from prover.proposal import assess_proposal
 
@@ -134,6 +168,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         assessment = call_cancellable(work, budget.cancel)
+    except BudgetExhausted as exc:
+        document = stopped_document(exc.cancelled, args.timeout, paths)
+        text = render_json(document) if args.output == "json" else stopped_text(document)
+        if not write(sys.stdout, text):
+            return EXIT_ERROR
+        return EXIT_INTERRUPTED if exc.cancelled else EXIT_UNDECIDED
     except ProverError as exc:
         return _report_invalid(args, _naming_file(str(exc), paths), paths)
     except Exception as exc:  # a bug must read as an error, never as a pass

@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from prover.proposal.assessment import ProposalAssessment
-from server.commands.assess import error_document
+from server.commands.assess import error_document, stopped_document, stopped_text
 from server.models import BoundaryCheckResult
 from server.tools.common import internal_error, read_only_annotations, timeout_argument
 
@@ -126,8 +126,24 @@ class AssessError(BaseModel):
     reason: str = Field(description="The problem, starting with the argument it is about.")
 
 
-class AssessProposalResult(RootModel[AssessedProposal | AssessError]):
-    """An assessment, or an ``error`` object for invalid input."""
+class AssessStopped(BaseModel):
+    """The deadline (or a cancellation) stopped the assessment: nothing was assessed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int
+    prover_version: str
+    check: Literal["proposal"]
+    result: Literal["inconclusive"]
+    exit_code: Literal[3]
+    inputs: AssessInputs = Field(description="Which arguments were given.")
+    reason_code: Literal["solver_timeout", "cancelled"]
+    reason: str
+
+
+class AssessProposalResult(RootModel[AssessedProposal | AssessError | AssessStopped]):
+    """An assessment, an ``error`` object for invalid input, or an ``inconclusive`` one
+    when the time limit ran out first."""
 
     model_config = ConfigDict(json_schema_extra={"type": "object"})
 
@@ -165,7 +181,7 @@ async def assess_proposal(
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
 ) -> Annotated[CallToolResult, AssessProposalResult]:
     from prover import runner
-    from prover.budget import Budget
+    from prover.budget import Budget, BudgetExhausted
     from prover.errors import ProverError
     from prover.proposal import assess_proposal as assess
     from prover.proposal import render_text
@@ -198,6 +214,9 @@ async def assess_proposal(
         )
         document: dict[str, Any] = assessment.model_dump(mode="json")
         text = render_text(assessment)
+    except BudgetExhausted as exc:
+        document = stopped_document(exc.cancelled, timeout_ms, inputs)
+        text = stopped_text(document)
     except ProverError as exc:
         document = error_document(str(exc), inputs)
         text = f"result: error\nreason: {escape_control(str(exc))}\n"

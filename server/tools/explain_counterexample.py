@@ -100,8 +100,9 @@ async def explain_counterexample(
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
 ) -> Annotated[CallToolResult, Explanation]:
     from prover import runner
-    from prover.budget import Budget
+    from prover.budget import Budget, BudgetExhausted
     from prover.explain import explain, render_text
+    from prover.explain.core import explain_stopped
 
     failure: Exception | None = None
     explanation: Explanation | None = None
@@ -121,6 +122,8 @@ async def explain_counterexample(
                     candidate, boundary, result if isinstance(result, str) else None
                 ),
             )
+        except BudgetExhausted as exc:  # never admitted: answered at the deadline
+            explanation = explain_stopped(exc.cancelled, candidate=candidate, boundary=boundary)
         except Exception as exc:  # kept as a value: an isError result, not a crash
             failure = exc
         finally:

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from prover import runner
-from prover.budget import Budget
+from prover.budget import Budget, BudgetExhausted
 
 pytestmark = pytest.mark.anyio
 
@@ -20,8 +20,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_a_call_queued_past_its_deadline_runs_at_once_instead_of_waiting() -> None:
+async def test_a_call_queued_past_its_deadline_answers_then_and_never_runs() -> None:
     release = threading.Event()
+    ran: list[str] = []
     runner.set_concurrency_limit(1)
     try:
 
@@ -29,19 +30,43 @@ async def test_a_call_queued_past_its_deadline_runs_at_once_instead_of_waiting()
             release.wait(5)
             return "held"
 
-        def report_expiry(budget: Budget) -> bool:
-            return budget.expired
+        def late_work(budget: Budget) -> str:
+            ran.append("late")
+            return "ran"
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(runner.run_in_worker, hold_the_slot, Budget(10_000))
             await anyio.sleep(0.05)
-            started = time.monotonic()
-            with anyio.fail_after(3):
-                expired = await runner.run_in_worker(report_expiry, Budget(200))
-            waited = time.monotonic() - started
+            budget = Budget(200)
+            with anyio.fail_after(3), pytest.raises(BudgetExhausted) as stopped:
+                await runner.run_in_worker(late_work, budget)
+            answered_expired = budget.expired
             release.set()
-        assert expired is True
-        assert waited < 1.5  # the slot stayed busy for up to 5 s
+        assert stopped.value.cancelled is False
+        assert answered_expired  # answered at its deadline, not before
+        assert ran == []  # the slot stayed busy: the work never ran, late or without a slot
+    finally:
+        release.set()
+        runner.set_concurrency_limit(runner.DEFAULT_CONCURRENCY_LIMIT)
+
+
+async def test_a_boundary_check_never_admitted_is_inconclusive_with_its_receipt() -> None:
+    from tests.load.workload import TRIVIAL
+
+    release = threading.Event()
+    runner.set_concurrency_limit(1)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(runner.run_in_worker, lambda b: release.wait(5), Budget(10_000))
+            await anyio.sleep(0.05)
+            with anyio.fail_after(3):
+                check = await runner.check_boundary_async(*TRIVIAL, timeout_ms=150)
+            release.set()
+        assert check.outcome.verdict.value == "inconclusive"
+        assert check.outcome.reason_code is not None
+        assert check.outcome.reason_code.value == "solver_timeout"
+        assert check.receipt.elapsed_ms >= 150
+        assert check.receipt.candidate_sha256 is not None
     finally:
         release.set()
         runner.set_concurrency_limit(runner.DEFAULT_CONCURRENCY_LIMIT)
@@ -113,9 +138,9 @@ async def test_large_inputs_wait_for_their_own_tokens_while_small_ones_are_admit
                 small = await runner.run_in_worker(
                     lambda b: "small", Budget(5_000), input_bytes=100
                 )
-            large = await runner.run_in_worker(lambda b: b.expired, Budget(200), input_bytes=10**6)
+            with pytest.raises(BudgetExhausted):  # it waited for a large token until its deadline
+                await runner.run_in_worker(lambda b: b.expired, Budget(200), input_bytes=10**6)
             release.set()
         assert small == "small"
-        assert large is True  # it waited for a large token until its deadline
     finally:
         release.set()

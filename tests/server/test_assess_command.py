@@ -317,8 +317,26 @@ def test_a_cancelled_assessment_still_prints_and_exits_130(
     status, out, _ = run_cli(tmp_path, capsys, texts)
     document = json.loads(out)
     assert status == 130
-    assert document["adds_access"] is None
-    assert document["boundary"]["reason_code"] == "cancelled"
+    assert document["result"] == "inconclusive"
+    assert document["reason_code"] == "cancelled"
+    assert document["exit_code"] == 3
+
+
+def test_an_assessment_out_of_time_prints_inconclusive_and_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prover.budget import BudgetExhausted
+
+    def out_of_time(func: Any, cancel: Any) -> Any:
+        raise BudgetExhausted(cancelled=False)
+
+    monkeypatch.setattr("server.commands.assess.call_cancellable", out_of_time)
+    texts = {"current": CURRENT, "proposal": NEW_HOST}
+    status, out, _ = run_cli(tmp_path, capsys, texts)
+    document = json.loads(out)
+    assert status == 3
+    assert document["result"] == "inconclusive"
+    assert document["reason_code"] == "solver_timeout"
 
 
 def test_an_internal_failure_is_an_error_never_a_pass(

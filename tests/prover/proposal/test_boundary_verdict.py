@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from prover.budget import Budget
+from prover.budget import Budget, BudgetExhausted
 from prover.errors import PolicyLoadError
 from prover.proposal import exit_code, render_text
 from prover.proposal.boundary import BOUNDARY_INPUTS, adds_access_of
@@ -193,30 +193,28 @@ def test_a_non_passing_boundary_result_needs_review() -> None:
     assert "  reason: " in render_text(assessment)
 
 
-def test_a_cancelled_budget_leaves_both_verdicts_undecided() -> None:
+def test_a_cancelled_budget_stops_the_assessment_before_it_reads_anything() -> None:
+    """Nothing partial: a cancelled assessment raises; the faces answer inconclusive."""
     budget = Budget(10_000)
     budget.cancel()
-    assessment = assess(
-        GH_READ,
-        "gh2",
-        rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh"),
-        boundary=policy(GH_READ),
-        budget=budget,
-    )
-    assert assessment.boundary is not None
-    assert assessment.boundary["result"] == "inconclusive"
-    assert assessment.boundary["reason_code"] == "cancelled"
-    assert assessment.adds_access is None
-    assert any("inconclusive (cancelled)" in w for w in assessment.warnings)
-    assert exit_code(assessment) == 1
+    with pytest.raises(BudgetExhausted) as stopped:
+        assess(
+            GH_READ,
+            "gh2",
+            rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh"),
+            boundary=policy(GH_READ),
+            budget=budget,
+        )
+    assert stopped.value.cancelled is True
 
 
 def test_an_exhausted_time_limit_is_never_read_as_redundant() -> None:
     budget = Budget(0)
-    assessment = assess(
-        GH_READ, "gh2", rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh"), budget=budget
-    )
-    assert assessment.adds_access is None
+    with pytest.raises(BudgetExhausted) as stopped:
+        assess(
+            GH_READ, "gh2", rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh"), budget=budget
+        )
+    assert stopped.value.cancelled is False
 
 
 def test_an_application_error_checks_nothing_and_exits_2() -> None:

@@ -1,0 +1,178 @@
+"""Every input of every tool is read inside the call's deadline (issue 14).
+
+Work is counted, never timed: a budget that runs out after a given number of
+checkpoints stands for the deadline, and the tests assert how much was read before
+the call stopped and what it answered.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+
+from prover.api import check_boundary
+from prover.budget import Budget, BudgetExhausted
+from prover.explain import document as explain_document
+from prover.explain import explain
+from prover.proposal import assess_proposal, reading
+from prover.proposal.reading import CHECKPOINT_EVERY_EVENTS, read_document
+from prover.proposal.registry import load_registry
+from server.app import create_server
+
+POLICY = "version: 1\nfilesystem_policy:\n  read_write: [/sandbox]\n"
+PROPOSAL = json.dumps(
+    {
+        "rule_name": "api",
+        "rule": {
+            "endpoints": [{"host": "example.com", "port": 443}],
+            "binaries": [{"path": "/usr/bin/curl"}],
+        },
+    }
+)
+#: Plain YAML side documents of about 1 MB: PyYAML's pure-Python loader used to take
+#: seconds on each, outside any budget.
+SIDE_DOCUMENTS = {
+    "registry": "binaries:\n"
+    + "".join(f"- binary: /usr/bin/x{i}\n  description: d\n" for i in range(9_000)),
+    "credentials": "credentials:\n"
+    + "".join(
+        f"- name: c{i}\n  type: token\n  target_hosts: [h{i}.example.com]\n" for i in range(9_000)
+    ),
+    "accepted_risks": "accepted_risks:\n"
+    + "".join(f"- query: capability_expansion\n  reason: r{i}\n" for i in range(9_000)),
+}
+
+
+class CountedBudget(Budget):
+    """A budget whose deadline is its ``allowed``-th checkpoint (counted work, no clock)."""
+
+    def __init__(self, allowed: int) -> None:
+        super().__init__(60_000)
+        self.allowed = allowed
+        self.calls = 0
+
+    def checkpoint(self) -> None:
+        self.calls += 1
+        if self.calls > self.allowed:
+            raise BudgetExhausted(cancelled=False)
+
+
+@pytest.mark.parametrize("name", sorted(SIDE_DOCUMENTS))
+def test_a_side_document_is_read_under_the_assessments_budget(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fed = 0
+    original = reading._Builder.feed
+
+    def counting_feed(self: reading._Builder, event: object) -> None:
+        nonlocal fed
+        fed += 1
+        original(self, event)  # type: ignore[arg-type]
+
+    load_registry()  # the shipped registry, read once and cached
+    monkeypatch.setattr(reading._Builder, "feed", counting_feed)
+    budget = CountedBudget(allowed=3)
+    with pytest.raises(BudgetExhausted):
+        assess_proposal(POLICY, PROPOSAL, budget=budget, **{name: SIDE_DOCUMENTS[name]})
+    # Stopped at its third checkpoint: a few thousand events of a document of ~50,000.
+    assert 0 < fed <= 3 * CHECKPOINT_EVERY_EVENTS
+
+
+def test_side_documents_keep_their_limits() -> None:
+    many = "[" + ", ".join(["x"] * 10_001) + "]"
+    with pytest.raises(Exception, match="more than 10000 items"):
+        read_document(many, "credentials")
+    deep = "a:\n" + "".join(f"{'  ' * level}b:\n" for level in range(1, 80)) + "  " * 80 + "c\n"
+    with pytest.raises(Exception, match="nested too deeply"):
+        read_document(deep, "registry")
+
+
+def test_the_side_document_reader_keeps_the_safe_loaders_scalars() -> None:
+    assert read_document("a: yes\nb: 0x10\nc: ~\nd: '1'\ne: 1.5\n", "x") == {
+        "a": True,
+        "b": 16,
+        "c": None,
+        "d": "1",
+        "e": 1.5,
+    }
+
+
+def test_an_explanation_reads_and_dumps_documents_under_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """510 + 510 REST rules: every read and dump of the fix loop calls the checkpoint."""
+    rules = "".join(f"          - allow: {{method: POST, path: /p{i}/*/x}}\n" for i in range(510))
+
+    def policy(method: str) -> str:
+        return (
+            "version: 1\nnetwork_policies:\n  r:\n    endpoints:\n      - host: api.example.com\n"
+            "        port: 443\n        protocol: rest\n        enforcement: enforce\n"
+            "        rules:\n"
+            + rules.replace("POST", method)
+            + "    binaries:\n      - path: /usr/bin/curl\n"
+        )
+
+    ticks: list[int] = []
+    original = explain_document._tick
+
+    def counting_tick() -> None:
+        ticks.append(1)
+        original()
+
+    monkeypatch.setattr(explain_document, "_tick", counting_tick)
+    candidate, boundary = policy("POST"), policy("GET")
+    fresh = CountedBudget(allowed=10**9)
+    assert check_boundary(candidate, boundary, budget=fresh).outcome.verdict.value == (
+        "exceeds_boundary"
+    )
+    # The fresh check completes; the deadline then falls within the documents' reading.
+    budget = CountedBudget(allowed=fresh.calls + 5)
+    explanation = explain(candidate, boundary, budget=budget)
+    assert ticks  # dumps went through the checkpoint
+    assert explanation.result.result == "exceeds_boundary"
+    assert explanation.fix_verified is False
+    assert explanation.enumeration.complete is False
+    assert "time budget ran out" in (explanation.enumeration.stopped_because or "")
+    assert budget.calls == budget.allowed + 1  # stopped at the first checkpoint past it
+
+
+@pytest.mark.anyio
+async def test_the_assess_tool_answers_inconclusive_when_its_deadline_passes(
+    anyio_backend: str,
+) -> None:
+    arguments = {
+        "current": POLICY,
+        "proposal": PROPOSAL,
+        "registry": SIDE_DOCUMENTS["registry"] * 4,  # about 2 MB of plain YAML
+        "timeout_ms": 1,
+    }
+    async with Client(create_server()) as client:
+        result = await client.call_tool("assess_proposal", arguments)
+    assert not result.is_error
+    document = result.structured_content
+    assert document is not None
+    assert document["result"] == "inconclusive"
+    assert document["reason_code"] == "solver_timeout"
+    assert document["exit_code"] == 3
+    assert result.content[0].text.startswith("result: inconclusive\n")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("depth", [5_000, 100_000])
+async def test_a_deeply_nested_result_text_is_read_as_unrecognised(
+    depth: int, anyio_backend: str
+) -> None:
+    arguments = {
+        "candidate": POLICY,
+        "boundary": POLICY,
+        "result": '{"a":' * depth + "1" + "}" * depth,
+    }
+    async with Client(create_server()) as client:
+        result = await client.call_tool("explain_counterexample", arguments)
+    assert not result.is_error
+    assert result.structured_content is not None
+    prior = result.structured_content["prior_result"]
+    assert prior["kind"] == "unrecognised"
+    assert "nested too deeply" in prior["note"]

@@ -1,0 +1,67 @@
+"""Smaller findings of issue 14: the token middleware on other scopes and on
+/.well-known, and allowed_ips forms only Python accepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from prover.api import check_boundary
+from prover.results import Verdict
+from server.http_security import BearerTokenMiddleware
+
+pytestmark = pytest.mark.anyio
+
+
+async def _run(scope: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    reached = False
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        nonlocal reached
+        reached = True
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    await BearerTokenMiddleware(app, "secret")(scope, receive, send)
+    return sent, reached
+
+
+async def test_a_websocket_scope_never_reaches_the_app(anyio_backend: str) -> None:
+    sent, reached = await _run({"type": "websocket", "path": "/mcp", "headers": []})
+    assert not reached
+    assert sent == [{"type": "websocket.close", "code": 1008}]
+
+
+async def test_well_known_paths_are_404_not_401(anyio_backend: str) -> None:
+    scope = {"type": "http", "path": "/.well-known/oauth-protected-resource", "headers": []}
+    sent, reached = await _run(scope)
+    assert not reached
+    assert sent[0]["status"] == 404
+    assert all(name != b"www-authenticate" for name, _ in sent[0]["headers"])
+
+
+async def test_health_and_lifespan_pass_and_mcp_needs_the_token(anyio_backend: str) -> None:
+    assert (await _run({"type": "lifespan"}))[1]
+    assert (await _run({"type": "http", "path": "/health", "headers": []}))[1]
+    sent, reached = await _run({"type": "http", "path": "/mcp", "headers": []})
+    assert not reached and sent[0]["status"] == 401
+
+
+@pytest.mark.parametrize(
+    "entry", ["2001:db8::1%eth0", "fe80::1%1/64", "8.8.8.0/255.255.255.0", "10.0.0.0/0.0.0.255"]
+)
+def test_python_only_allowed_ips_forms_are_invalid(entry: str) -> None:
+    policy = (
+        "version: 1\nnetwork_policies:\n  r:\n    endpoints:\n"
+        f"      - {{host: api.example.com, port: 443, allowed_ips: ['{entry}']}}\n"
+        "    binaries:\n      - {path: /usr/bin/curl}\n"
+    )
+    check = check_boundary(policy, policy, timeout_ms=10_000)
+    assert check.outcome.verdict is not Verdict.WITHIN
+    assert "allowed_ips" in (check.outcome.reason or "")
