@@ -96,7 +96,7 @@ def judge_extended(
     if outcome.verdict is Verdict.EXCEEDS:
         cex = outcome.counterexample
         if isinstance(cex, NetworkCounterexample):
-            problem, _ = judge_runtime_network(candidate, boundary, outcome, rng, tries)
+            problem, _, _ = judge_runtime_network(candidate, boundary, outcome, rng, tries)
             if problem:
                 return "replay_failure", f"runtime model: {problem}", 1
             cand, bound = read_policy(candidate), read_policy(boundary)
@@ -109,8 +109,10 @@ def judge_extended(
     detail, checked = judge_within(_no_network(candidate), _no_network(boundary), rng, tries)
     if detail:
         return "unsound_within", detail, checked
-    detail, more = judge_runtime_network(candidate, boundary, outcome, rng, tries)
-    return ("unsound_within", detail, checked + more) if detail else ("", "", checked + more)
+    detail, note, more = judge_runtime_network(candidate, boundary, outcome, rng, tries)
+    if detail:
+        return "unsound_within", detail, checked + more
+    return ("selection_dependent", note, checked + more) if note else ("", "", checked + more)
 
 
 def _witness_problem(cex: NetworkCounterexample) -> str | None:

@@ -103,6 +103,10 @@ class Http:
     method: str
     path: str
     query: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: Non-empty: the request relies on what the proxy adds per configuration (credential
+    #: injection, signing, encoded slashes), here the fingerprint of those fields, which
+    #: the selected configuration must carry identically.
+    extras: str = ""
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ class RtEndpoint:
     allow_rules: tuple[HttpRule, ...]
     deny_rules: tuple[HttpRule, ...]
     config: str  # fingerprint of everything but the connection fields
+    extras: str  # fingerprint of the credential and encoded-slash fields ("" if none)
 
     def matches(self, conn: Connection) -> bool:
         if conn.port not in self.ports:
@@ -153,12 +158,7 @@ class RtEndpoint:
 
     @property
     def carries_messages(self) -> bool:
-        """Authority beyond REST rules: an opaque protocol, or credential injection and
-        encoded slashes on REST (what the proxy adds is judged as a message of X)."""
-        return self.opaque or (
-            self.in_route
-            and ('"allow_encoded_slash": true' in self.config or "credential" in self.config)
-        )
+        return self.opaque
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,24 @@ def fingerprint(section: EndpointSection) -> str:
     data = section.model_dump(exclude_none=True, exclude=set(_CONNECTION_FIELDS))
     data["protocol"] = (section.protocol or "").lower()
     return json.dumps(data, sort_keys=True, default=str)
+
+
+_EXTRA_FIELDS = (
+    "allow_encoded_slash",
+    "allow_uninspected_credentials",
+    "websocket_credential_rewrite",
+    "request_body_credential_rewrite",
+    "credential_signing",
+    "signing_service",
+    "signing_region",
+    "credential_binding",
+)
+
+
+def extras_fingerprint(section: EndpointSection) -> str:
+    data = section.model_dump(exclude_none=True, include=set(_EXTRA_FIELDS))
+    data = {k: value for k, value in data.items() if value is not False}
+    return json.dumps(data, sort_keys=True, default=str) if data else ""
 
 
 def _networks(raw: tuple[str, ...]) -> tuple[IPNetwork, ...] | None:
@@ -240,6 +258,7 @@ def runtime_policy(policy: AuthoredPolicy) -> RtPolicy:
                     allow_rules=_rules(ep),
                     deny_rules=_denies(ep),
                     config=fingerprint(ep),
+                    extras=extras_fingerprint(ep),
                 )
             )
         binaries = tuple(b.path for b in section.binaries)
@@ -371,6 +390,8 @@ def allowed_under(policy: RtPolicy, action: Action, selection: Selection) -> boo
     first = plan.configs[0] if plan.configs else None
     route = [e for e in plan.configs if e.in_route]
     if (first is not None and first.tls_skip) or not route:
+        if isinstance(action, Http) and action.extras:
+            return False  # nothing is added to uninspected traffic
         if isinstance(action, Http) and not (first is not None and first.tls_skip):
             return _inspected_ok(policy, conn.host)  # plaintext HTTP is seen by middlewares
         return _uninspectable_ok(policy, conn.host)
@@ -383,6 +404,8 @@ def allowed_under(policy: RtPolicy, action: Action, selection: Selection) -> boo
         return action.config == chosen.config and _inspected_ok(policy, conn.host)
     if chosen.opaque:
         return False  # a plain HTTP request is not a message this model can read
+    if action.extras and action.extras != chosen.extras:
+        return False
     allowed, denied = _rest_allows(plan, action)
     if chosen.enforce and (denied or not allowed):
         return False
