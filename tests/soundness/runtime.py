@@ -299,8 +299,18 @@ def _plan(policy: RtPolicy, conn: Connection, selection: Selection) -> _Plan | N
     return _Plan(matching, tuple(e for e in matching if e.extended))
 
 
+def _literal(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
 def _address_ok(plan: _Plan, conn: Connection) -> bool:
     ip, port = conn.ip, conn.port
+    literal = _literal(conn.host)
+    if literal is not None and not same_address(ip, literal):
+        return False  # an IP-literal host cannot resolve to another address
     if conn.trusted_gateway and is_gateway_alias(conn.host):
         return gateway_address_ok(ip, port)
     first = plan.configs[0] if plan.configs else None
@@ -308,10 +318,6 @@ def _address_ok(plan: _Plan, conn: Connection) -> bool:
     if first is not None and first.has_allowed_ips:
         nets = first.allowed_ips
         return nets is not None and ordinary and any(in_network(ip, n) for n in nets)
-    try:
-        literal = ipaddress.ip_address(conn.host)
-    except ValueError:
-        literal = None
     if literal is not None and not is_hard_blocked(literal):
         return ordinary and same_address(ip, literal)
     host = conn.host.lower()
