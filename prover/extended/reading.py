@@ -209,6 +209,11 @@ def _reading(rule_index: int, rule_key: str, index: int, section: EndpointSectio
         item.upper = replace(item.upper, role="ip_only")
         item.constructs.append(f"{construct} (identical configuration or raw access covers it)")
     item.lower = item.upper if item.handling[0] != "opaque" else None
+    if item.handling == ("rest", "audit") and section.path:
+        # The endpoint's path only selects among several configurations: as the only one
+        # on a connection it is chosen without a selector check and audit forwards
+        # everything, so only the lower bound may keep the path.
+        item.upper = replace(item.upper, path="")
     if any(getattr(section, name) not in (None, False) for name in _CREDENTIAL_FIELDS):
         key = "credential:" + _fingerprint(section, (*_CREDENTIAL_FIELDS, "protocol", "tls"))
         item.opaque.append(

@@ -241,3 +241,14 @@ def test_a_raw_l4_witness_to_a_host_a_fail_closed_middleware_selects_is_not_publ
     # Without the middleware the raw witness is genuine.
     plain = check_boundary(L4_ONLY, REST_GET).outcome
     assert plain.verdict is Verdict.EXCEEDS and plain.counterexample.protocol == "l4"
+
+
+def test_an_audit_endpoint_alone_on_its_connection_forwards_requests_outside_its_path() -> None:
+    """Was an unsound ``within_boundary`` (campaign seed 1, pair 3268, shrunk): the
+    runtime checks an endpoint's ``path`` only to choose among several configurations;
+    the only one is chosen for every request, and in audit mode forwards it."""
+    audit = rest_policy("api.example.com", "[443]", "GET", "/api/**", selector="/api/**")
+    audit = audit.replace("enforcement: enforce", "enforcement: audit")
+    boundary = rest_policy("api.example.com", "[443]", "'*'", "**", selector="/api/**")
+    outcome = check_boundary(audit, boundary).outcome
+    assert outcome.verdict is not Verdict.WITHIN, outcome
