@@ -341,7 +341,9 @@ def _filter_passes(name: str, host: str) -> bool:
     return zlib.crc32(f"{name}\0{host.lower()}".encode()) % 5 != 0
 
 
-def _inspected_ok(policy: RtPolicy, host: str) -> bool:
+def _inspected_ok(policy: RtPolicy, host: str, filters: bool = True) -> bool:
+    if not filters:
+        return True
     return all(_filter_passes(name, host) for name, _ in _middleware_entries(policy, host))
 
 
@@ -387,8 +389,11 @@ def _rest_allows(plan: _Plan, action: Http) -> tuple[bool, bool]:
     return allowed, denied
 
 
-def allowed_under(policy: RtPolicy, action: Action, selection: Selection) -> bool:
-    """Whether the runtime lets ``action`` through under ``selection``."""
+def allowed_under(
+    policy: RtPolicy, action: Action, selection: Selection, *, filters: bool = True
+) -> bool:
+    """Whether the runtime lets ``action`` through under ``selection``; ``filters=False``
+    lets every middleware pass inspected traffic (what a policy grants before them)."""
     conn = action.conn
     plan = _plan(policy, conn, selection)
     if plan is None or not _address_ok(plan, conn):
@@ -399,7 +404,7 @@ def allowed_under(policy: RtPolicy, action: Action, selection: Selection) -> boo
         if isinstance(action, Http) and action.extras:
             return False  # nothing is added to uninspected traffic
         if isinstance(action, Http) and not (first is not None and first.tls_skip):
-            return _inspected_ok(policy, conn.host)  # plaintext HTTP is seen by middlewares
+            return _inspected_ok(policy, conn.host, filters)  # plaintext HTTP: middlewares
         return _uninspectable_ok(policy, conn.host)
     if isinstance(action, Raw):
         return False  # "Unsupported tunnel protocol for L7-inspected endpoint"
@@ -407,7 +412,14 @@ def allowed_under(policy: RtPolicy, action: Action, selection: Selection) -> boo
     if chosen is None:
         return False
     if isinstance(action, Message):
-        return action.config == chosen.config and _inspected_ok(policy, conn.host)
+        # Rego allows a message only on an endpoint whose path selector matches (enforce);
+        # audit forwards it anyway.
+        on_path = path_matches(chosen.path, action.path)
+        return (
+            action.config == chosen.config
+            and (on_path or not chosen.enforce)
+            and _inspected_ok(policy, conn.host, filters)
+        )
     if chosen.opaque:
         return False  # a plain HTTP request is not a message this model can read
     if action.extras and action.extras != chosen.extras:
@@ -415,15 +427,15 @@ def allowed_under(policy: RtPolicy, action: Action, selection: Selection) -> boo
     allowed, denied = _rest_allows(plan, action)
     if chosen.enforce and (denied or not allowed):
         return False
-    return _inspected_ok(policy, conn.host)
+    return _inspected_ok(policy, conn.host, filters)
 
 
 def allowed_some(policy: RtPolicy, action: Action) -> bool:
     return any(allowed_under(policy, action, s) for s in SELECTIONS)
 
 
-def allowed_every(policy: RtPolicy, action: Action) -> bool:
-    return all(allowed_under(policy, action, s) for s in SELECTIONS)
+def allowed_every(policy: RtPolicy, action: Action, *, filters: bool = True) -> bool:
+    return all(allowed_under(policy, action, s, filters=filters) for s in SELECTIONS)
 
 
 def opaque_configs(policy: RtPolicy) -> Iterator[RtEndpoint]:
