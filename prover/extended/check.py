@@ -27,6 +27,7 @@ from dataclasses import replace
 from prover.budget import Budget
 from prover.checks.boundary import check_models, check_network
 from prover.concrete import allows
+from prover.concrete.glob import host_matches
 from prover.extended.reading import Opaque, Reading, read_policy
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.schema import AuthoredPolicy
@@ -70,7 +71,7 @@ def _decide(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
         return _check_opaque(cand, bound, budget, first)
     if first.verdict is not Verdict.EXCEEDS:
         return first
-    if cand.exact and bound.exact:
+    if cand.exact and bound.exact and not cand.fail_closed:
         return first  # both bounds are the policies themselves
     witness = first.counterexample
     if not isinstance(witness, NetworkCounterexample):
@@ -125,10 +126,22 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
     candidate grant that surely applies accepts its connection and the boundary cannot
     reach that destination at all."""
     action = counterexample_action(witness)
+    if action.protocol == "l4" and _fail_closed_selects(cand, action.host):
+        return False  # raw (uninspectable) traffic to this host is refused
     if allows(cand.lower, action) and not allows(bound_envelope(bound), action):
         return True
     return _granting(list(cand.opaque), action) is not None and not allows(
         connection_envelope(bound), action
+    )
+
+
+def _fail_closed_selects(reading: Reading, host: str) -> bool:
+    """Whether a fail-closed middleware entry selects the concrete ``host``."""
+    name = host.lower()
+    return any(
+        any(host_matches(p, name) for p in include)
+        and not any(host_matches(p, name) for p in exclude)
+        for include, exclude in reading.fail_closed
     )
 
 
@@ -240,6 +253,8 @@ def _depends_reason(cand: Reading, bound: Reading) -> str:
             shown = "; ".join(reading.conflicts[:2])
             more = f" and {len(reading.conflicts) - 2} more" if len(reading.conflicts) > 2 else ""
             parts.append(f"{label} endpoint selection between {shown}{more}")
+    if cand.fail_closed:
+        parts.append("whether a fail-closed network middleware refuses raw traffic")
     constructs = tuple(dict.fromkeys(cand.constructs + bound.constructs))
     if constructs:
         parts.append("how the runtime handles " + ", ".join(constructs[:3]))

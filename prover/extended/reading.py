@@ -99,6 +99,9 @@ class Reading:
     opaque: tuple[Opaque, ...]
     constructs: tuple[str, ...]
     conflicts: tuple[str, ...]
+    #: ``(include, exclude)`` host patterns of every ``fail_closed`` middleware entry:
+    #: uninspectable traffic (raw tunnels, ``tls: skip``) to a host they select is refused.
+    fail_closed: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -206,6 +209,11 @@ def _reading(rule_index: int, rule_key: str, index: int, section: EndpointSectio
         item.upper = replace(item.upper, role="ip_only")
         item.constructs.append(f"{construct} (identical configuration or raw access covers it)")
     item.lower = item.upper if item.handling[0] != "opaque" else None
+    if item.handling == ("rest", "audit") and section.path:
+        # The endpoint's path only selects among several configurations: as the only one
+        # on a connection it is chosen without a selector check and audit forwards
+        # everything, so only the lower bound may keep the path.
+        item.upper = replace(item.upper, path="")
     if any(getattr(section, name) not in (None, False) for name in _CREDENTIAL_FIELDS):
         key = "credential:" + _fingerprint(section, (*_CREDENTIAL_FIELDS, "protocol", "tls"))
         item.opaque.append(
@@ -333,6 +341,17 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
                 if why == "inspection":
                     drop_denies.update((first, second))
 
+    fail_closed = _fail_closed(policy)
+    for item in items:
+        if (
+            item.section.tls == "skip"
+            and item.lower is not None
+            and _may_select(fail_closed, item.upper.host)
+        ):
+            # A fail-closed middleware refuses the uninspected tunnel: surely nothing.
+            item.lower = replace(item.lower, role="deny_only")
+            item.constructs.append("tls: skip under a fail-closed middleware (refused)")
+
     upper_rules: dict[int, list[Endpoint]] = {}
     lower_rules: dict[int, list[Endpoint]] = {}
     opaque: list[Opaque] = []
@@ -381,7 +400,27 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
         opaque=tuple(opaque),
         constructs=tuple(constructs),
         conflicts=tuple(conflicts),
+        fail_closed=fail_closed,
     )
+
+
+def _fail_closed(policy: AuthoredPolicy) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Host selectors of the middleware entries that refuse uninspectable traffic (every
+    entry but ``on_error: fail_open``; an entry without ``endpoints`` selects nothing)."""
+    return tuple(
+        (
+            tuple(p.lower() for p in entry.endpoints.include),
+            tuple(p.lower() for p in entry.endpoints.exclude),
+        )
+        for entry in policy.network_middlewares.values()
+        if entry.on_error != "fail_open" and entry.endpoints is not None
+    )
+
+
+def _may_select(selectors: tuple[tuple[tuple[str, ...], ...], ...], host: str) -> bool:
+    """Whether some selector's include patterns can match a host of the glob ``host``
+    (excludes ignored: over-approximated)."""
+    return any(hosts_intersect(p, host) for include, _ in selectors for p in include)
 
 
 def _reindexed(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:

@@ -17,6 +17,8 @@ from prover.results import CheckOutcome, NetworkCounterexample, Verdict
 from tests.soundness.metamorphic import default_check, foreign_host, removal, self_containment
 from tests.soundness.oracle import Finding, in_reference_model, judge, judge_within, load
 from tests.soundness.pairs import PolicyPair, pair_rng, policy_pair
+from tests.soundness.runtime import runtime_policy
+from tests.soundness.runtime_judge import load_both, runtime_within
 
 #: Pairs a worker process checks before it is replaced by a fresh one.
 WORKER_PAIRS = 100
@@ -49,6 +51,8 @@ class PairResult:
     findings: list[Finding] = field(default_factory=list)
     #: For a network exceed: whether the action sampler alone refutes a false "within".
     refuted: bool | None = None
+    #: The same for an extended pair, with the runtime model's sampler.
+    runtime_refuted: bool | None = None
     #: The counterexample's domain (network, filesystem, process, landlock), if any.
     domain: str | None = None
 
@@ -87,6 +91,12 @@ def run_pair(seed: int, index: int, options: Options = Options()) -> PairResult:
                 load(pair.candidate), load(pair.boundary), rng, options.tries
             )
             result.refuted = bool(refutation)
+        elif options.measure_power and isinstance(outcome.counterexample, NetworkCounterexample):
+            cand, bound = load_both(pair.candidate, pair.boundary)
+            refutation, _, _ = runtime_within(
+                runtime_policy(cand), runtime_policy(bound), rng, options.tries
+            )
+            result.runtime_refuted = bool(refutation)
         _relations(pair, outcome, rng, options, result)
     except Exception as exc:  # the campaign reports crashes instead of stopping
         detail = f"{type(exc).__name__}: {exc}"
@@ -157,6 +167,7 @@ class Summary:
     relations: Counter[tuple[str, str]] = field(default_factory=Counter)
     findings: list[tuple[int, Finding]] = field(default_factory=list)
     power: Counter[bool] = field(default_factory=Counter)
+    runtime_power: Counter[bool] = field(default_factory=Counter)
     wall_seconds: float = 0.0
     slowest: list[tuple[float, int]] = field(default_factory=list)
 
@@ -178,6 +189,8 @@ class Summary:
         self.findings += [(result.index, f) for f in result.findings]
         if result.refuted is not None:
             self.power[result.refuted] += 1
+        if result.runtime_refuted is not None:
+            self.runtime_power[result.runtime_refuted] += 1
         self.slowest = sorted([*self.slowest, (result.seconds, result.index)])[-5:]
 
     @property
@@ -209,7 +222,9 @@ class Summary:
             "metamorphic relations:",
             *(f"  {r:<9}{label:<44}{c:>7}" for (r, label), c in sorted(self.relations.items())),
             f"sampler power: a false 'within' on {self.power[True]} of "
-            f"{self.power[True] + self.power[False]} network exceeds would have been refuted",
+            f"{self.power[True] + self.power[False]} network exceeds would have been refuted "
+            f"(runtime model, extended pairs: {self.runtime_power[True]} of "
+            f"{self.runtime_power[True] + self.runtime_power[False]})",
             "slowest pairs (s, index): "
             + ", ".join(f"{s:.2f}@{i}" for s, i in reversed(self.slowest)),
             f"unsound findings: {len(self.unsound)}   "

@@ -42,9 +42,12 @@ class PortClass:
     """Ports whose endpoints share layer, ``allowed_ips`` and host kind."""
 
     ports: tuple[int, ...]
-    layer: Literal["l4", "rest"]
+    layer: Literal["l4", "rest", "opaque"]
     allowed_ips: tuple[str, ...]
     hosts: HostKind
+    #: For ``opaque``: the endpoint configuration (JSON) every endpoint of the class
+    #: shares, so that candidate and boundary often hold identical opaque endpoints.
+    config: str = ""
 
 
 Plan = tuple[PortClass, ...]
@@ -57,15 +60,74 @@ def make_plan(rng: random.Random) -> Plan:
     for _ in range(rng.randint(1, 4)):
         size = min(len(pool), rng.choice((1, 1, 2)))
         ports, pool = tuple(pool[:size]), pool[size:]
-        layer: Literal["l4", "rest"] = rng.choice(("l4", "rest", "rest"))
+        layer: Literal["l4", "rest", "opaque"] = rng.choice(("l4", "rest", "rest"))
+        config = ""
+        if rng.random() < 0.18:
+            layer, config = "opaque", json.dumps(opaque_config(rng), sort_keys=True)
         if rng.random() < 0.35:
             ips = tuple(rng.sample(v.ALLOWED_IPS, rng.randint(1, 2)))
             kind: HostKind = "any"
         else:
             ips = ()
             kind = rng.choice(("exact", "exact", "wildcard"))
-        classes.append(PortClass(ports, layer, ips, kind))
+        classes.append(PortClass(ports, layer, ips, kind, config))
     return tuple(classes)
+
+
+#: Protocols the reference model does not read, with an allow rule in each one's terms.
+OPAQUE_RULES: dict[str, tuple[dict[str, Any], ...]] = {
+    "websocket": ({"method": "GET", "path": "/ws"}, {"method": "GET", "path": "/socket/**"}),
+    "mcp": ({"method": "tools/call", "tool": "search"}, {"method": "tools/list"}),
+    "jsonrpc": ({"method": "eth_call"}, {"method": "eth_getBalance"}),
+    "graphql": ({"operation_type": "query"}, {"operation_type": "query", "fields": ["viewer"]}),
+    "sql": ({"command": "SELECT"}, {"command": "*"}),
+}
+CREDENTIALS: tuple[dict[str, Any], ...] = (
+    {"credential_binding": {"provider": "github"}},
+    {"websocket_credential_rewrite": True},
+    {"request_body_credential_rewrite": True},
+    {"allow_uninspected_credentials": True},
+    {"allow_encoded_slash": True},
+)
+
+
+def opaque_config(rng: random.Random) -> Document:
+    """An endpoint configuration outside the reference model (protocol, rules, options)."""
+    protocol = rng.choice(("websocket", "mcp", "jsonrpc", "graphql", "sql", "websocket", "mcp"))
+    config: Document = {"protocol": protocol}
+    if rng.random() < 0.8:
+        config["enforcement"] = "enforce"
+    rules = OPAQUE_RULES[protocol]
+    config["rules"] = [{"allow": dict(r)} for r in rng.sample(rules, rng.randint(1, len(rules)))]
+    if rng.random() < 0.2:
+        config["path"] = rng.choice(v.SELECTOR_PATHS)
+    if rng.random() < 0.15:
+        config.update(rng.choice(CREDENTIALS))
+    return config
+
+
+def extend_endpoint(rng: random.Random, endpoint: Document, port_class: PortClass) -> None:
+    """Constructs beyond the reference model on ordinary endpoints, at realistic rates:
+    audit-mode REST, ``tls: skip``, credential features, REST fields without a
+    protocol, hostless ``allowed_ips`` endpoints."""
+    rest = endpoint.get("protocol") in ("rest", "REST")
+    roll = rng.random()
+    if rest and roll < 0.06:
+        endpoint["enforcement"] = rng.choice(("audit", "audit", "Enforce"))
+        if rng.random() < 0.5:
+            endpoint.pop("deny_rules", None)
+    elif rest and roll < 0.09:
+        endpoint.update(rng.choice(CREDENTIALS))
+    elif roll < 0.12:
+        endpoint["tls"] = "skip"
+        endpoint.pop("deny_rules", None)
+    elif not rest and endpoint.get("protocol") is None and roll < 0.15:
+        if rng.random() < 0.5:
+            endpoint["access"] = rng.choice(PRESETS)
+        else:
+            endpoint["rules"] = [{"allow": matcher(rng, deny=False)}]
+    if port_class.allowed_ips and rng.random() < 0.12 and endpoint.get("protocol") != "mcp":
+        endpoint.pop("host", None)
 
 
 def pick_host(rng: random.Random, kind: HostKind) -> str:
@@ -124,10 +186,37 @@ def endpoint(rng: random.Random, port_class: PortClass) -> Document:
     set_ports(rng, result, port_class.ports)
     if port_class.allowed_ips:
         result["allowed_ips"] = list(port_class.allowed_ips)
-    if port_class.layer == "rest":
+    if port_class.layer == "opaque":
+        result.update(json.loads(port_class.config))
+    elif port_class.layer == "rest":
         rest_fields(rng, result)
     elif rng.random() < 0.15 and host not in v.IPV4_LITERAL_HOSTS:
         result["protocol"] = "tcp"
+    extend_endpoint(rng, result, port_class)
+    return result
+
+
+def overlapping_endpoint(rng: random.Random, existing: Document) -> Document:
+    """An endpoint on the same port as ``existing`` whose host can match the same name:
+    L4 beside REST, exact beside wildcard, or a different configuration."""
+    ports = list(existing.get("ports") or [existing.get("port") or 443])
+    host = existing.get("host") or rng.choice(v.EXACT_HOSTS)
+    roll = rng.random()
+    result: Document = {"port": rng.choice(ports)}
+    if roll < 0.35:
+        result["host"] = host  # L4 beside it
+    elif roll < 0.7:
+        wild = [w for w in v.WILDCARD_HOSTS if "example.com" in w or "github" in w]
+        result["host"] = rng.choice(wild)
+        if rng.random() < 0.5:
+            result["protocol"] = "rest"
+            result["enforcement"] = "enforce"
+            result["access"] = rng.choice(PRESETS)
+    else:
+        result["host"] = host
+        result.update(opaque_config(rng))
+    if rng.random() < 0.25:
+        result["allowed_ips"] = [rng.choice(v.ALLOWED_IPS)]
     return result
 
 
@@ -147,6 +236,8 @@ def rule(rng: random.Random, plan: Plan) -> Document:
         "endpoints": [endpoint(rng, rng.choice(plan)) for _ in range(rng.choice((1, 1, 2, 3)))],
         "binaries": binaries(rng),
     }
+    if rng.random() < 0.1:
+        result["endpoints"].append(overlapping_endpoint(rng, rng.choice(result["endpoints"])))
     if rng.random() < 0.15:
         result["name"] = rng.choice(RULE_NAMES).replace("_", "-")
     return result
@@ -209,7 +300,26 @@ def policy_document(rng: random.Random, plan: Plan) -> Document:
     doc["network_policies"] = {}
     for _ in range(rng.choice((0, 1, 1, 2, 2, 3, 4))):
         doc["network_policies"][fresh_key(doc, rng)] = rule(rng, plan)
+    if rng.random() < 0.1:
+        doc["network_middlewares"] = middlewares(rng)
     return doc
+
+
+def middlewares(rng: random.Random) -> Document:
+    """One or two middleware entries selecting hosts (identical in derived candidates)."""
+    found: Document = {}
+    for name in rng.sample(("redact", "audit_log", "dlp"), rng.randint(1, 2)):
+        entry: Document = {"middleware": rng.choice(("openshell/regex", "corp/dlp"))}
+        if rng.random() < 0.5:
+            entry["on_error"] = rng.choice(("fail_closed", "fail_open"))
+        include = rng.sample([*v.EXACT_HOSTS[:5], *v.WILDCARD_HOSTS[:4]], rng.randint(1, 2))
+        entry["endpoints"] = {"include": include}
+        if rng.random() < 0.3:
+            entry["endpoints"]["exclude"] = [rng.choice(v.EXACT_HOSTS[:5])]
+        if rng.random() < 0.3:
+            entry["config"] = {"patterns": ["AKIA[0-9A-Z]{16}"]}
+        found[name] = entry
+    return found
 
 
 def render(doc: Document, rng: random.Random | None = None) -> str:

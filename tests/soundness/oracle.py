@@ -38,6 +38,7 @@ from prover.results import (
 )
 from prover.witness import WORKDIR, network_action, replays
 from tests.soundness.actions import filesystem_actions, network_actions
+from tests.soundness.runtime_judge import _no_network, judge_runtime_network, load_both
 
 #: Findings that mean a verdict authorised something it must not have.
 UNSOUND: frozenset[str] = frozenset(
@@ -85,23 +86,33 @@ def in_reference_model(text: str) -> bool:
 def judge_extended(
     candidate_text: str, boundary_text: str, outcome: CheckOutcome, rng: random.Random, tries: int
 ) -> tuple[str, str, int]:
-    """A pair outside the reference model, judged on the bounds of the extended reading:
-    an exceed must be real (the candidate's lower bound or a sure opaque grant allows it,
-    the boundary's envelope refuses it); a within must hold from the candidate's upper
-    bound to the boundary's lower bound on sampled actions."""
-    cand = read_policy(load_policy(candidate_text))
-    bound = read_policy(load_policy(boundary_text))
+    """A pair outside the reference model, judged against the runtime model
+    (:mod:`tests.soundness.runtime`, independent of :mod:`prover.extended`): an exceed
+    must be allowed by the candidate under every endpoint selection and refused by the
+    boundary under every one; a within must hold for every sampled action the candidate
+    allows under some selection. Filesystem, process and Landlock are read exactly. The
+    extended reading's own bounds are checked too (a witness must be real for them)."""
+    candidate, boundary = load_both(candidate_text, boundary_text)
     if outcome.verdict is Verdict.EXCEEDS:
         cex = outcome.counterexample
         if isinstance(cex, NetworkCounterexample):
+            problem, _, _ = judge_runtime_network(candidate, boundary, outcome, rng, tries)
+            if problem:
+                return "replay_failure", f"runtime model: {problem}", 1
+            cand, bound = read_policy(candidate), read_policy(boundary)
             if not witness_is_real(cand, bound, cex):
                 return "replay_failure", f"extended witness is not real: {cex.model_dump()}", 1
             problem = _witness_problem(cex)
             return ("non_canonical_witness", problem, 1) if problem else ("", "", 1)
-        kind, detail = judge_exceeds(cand.lower, bound.lower, outcome)
+        kind, detail = judge_exceeds(_no_network(candidate), _no_network(boundary), outcome)
         return kind, detail, 1
-    detail, checked = judge_within(cand.upper, bound.lower, rng, tries)
-    return ("unsound_within", detail, checked) if detail else ("", "", checked)
+    detail, checked = judge_within(_no_network(candidate), _no_network(boundary), rng, tries)
+    if detail:
+        return "unsound_within", detail, checked
+    detail, note, more = judge_runtime_network(candidate, boundary, outcome, rng, tries)
+    if detail:
+        return "unsound_within", detail, checked + more
+    return ("selection_dependent", note, checked + more) if note else ("", "", checked + more)
 
 
 def _witness_problem(cex: NetworkCounterexample) -> str | None:

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 
 from tests.soundness.documents import Operation, apply
+from tests.soundness.extending import EXT_NARROW, EXT_SWAP, EXT_WIDEN
 from tests.soundness.generator import Document, Plan, make_plan, policy_document, render
 from tests.soundness.narrowing import NARROW
 from tests.soundness.shapes import BREAK, LIMITS
@@ -62,6 +63,9 @@ def _mutate(
         steps = [_ALL_OPERATIONS] * rng.randint(2, 4)
     elif family in ("shape", "limit"):
         steps = [NARROW] * rng.randint(0, 1)
+    if family in ("narrow", "widen", "swap", "mixed") and rng.random() < 0.25:
+        extra = {"narrow": EXT_NARROW, "widen": EXT_WIDEN, "swap": EXT_SWAP}
+        steps.append(extra.get(family, EXT_NARROW + EXT_WIDEN + EXT_SWAP))
     labels = [apply(candidate, plan, rng, ops) for ops in steps]
     if family in ("shape", "limit"):
         target = candidate if rng.random() < 0.6 else boundary

@@ -1,4 +1,5 @@
-"""The soundness campaign: generated policy pairs judged by the concrete evaluator.
+"""The soundness campaign: generated policy pairs judged by the concrete evaluator
+(reference-model pairs) and the runtime model (pairs beyond it).
 
 The default run checks a fixed, deterministic slice (seed ``FAST_SEED``, ``FAST_PAIRS``
 pairs, in two worker processes); the slow test runs a longer one, and
@@ -61,9 +62,12 @@ def test_the_fast_slice_checks_many_concrete_facts_and_every_relation() -> None:
 
 
 def test_the_action_sampler_would_refute_almost_every_false_within() -> None:
-    power = fast().power
-    assert power[True] + power[False] >= 30
-    assert power[True] >= 0.95 * (power[True] + power[False]), power
+    """Reference pairs with the concrete evaluator's sampler, extended pairs with the
+    runtime model's (whose opaque messages and selections make refutation harder)."""
+    summary = fast()
+    for power, least, share in ((summary.power, 15, 0.95), (summary.runtime_power, 30, 0.85)):
+        assert power[True] + power[False] >= least, power
+        assert power[True] >= share * (power[True] + power[False]), power
 
 
 @pytest.mark.slow

@@ -191,3 +191,64 @@ def test_the_regression_pair_exceeds_with_a_counterexample_that_replays(
     outcome = check_boundary(case.candidate, case.boundary).outcome
     assert outcome.verdict is Verdict.EXCEEDS, (outcome.verdict, outcome.reason)
     assert replays(load(case.candidate), load(case.boundary), outcome.counterexample)
+
+
+# -- middlewares and uninspected traffic (found by the runtime-model oracle) ---------------
+#: A fail-closed middleware selecting the host (``on_error`` defaults to ``fail_closed``).
+MIDDLEWARE = """network_middlewares:
+  dlp:
+    middleware: corp/dlp
+    endpoints: {include: ['*.example.com']}
+"""
+REST_GET = """version: 1
+network_policies:
+  r:
+    endpoints:
+    - host: api.example.com
+      port: 443
+      protocol: rest
+      enforcement: enforce
+      rules: [{allow: {method: GET, path: /v1/**}}]
+"""
+L4_ONLY = """version: 1
+network_policies:
+  r:
+    endpoints:
+    - {host: api.example.com, port: 443}
+"""
+
+
+def test_tls_skip_under_a_fail_closed_middleware_covers_nothing() -> None:
+    """Was an unsound ``within_boundary``: the boundary's ``tls: skip`` tunnel was read as
+    raw L4 access, but a fail-closed middleware selecting the host refuses uninspectable
+    traffic, so the boundary allows nothing there while the candidate's inspected GET
+    passes the same middleware."""
+    candidate = REST_GET + MIDDLEWARE
+    boundary = REST_GET.replace("enforcement: enforce", "enforcement: enforce\n      tls: skip")
+    outcome = check_boundary(candidate, boundary + MIDDLEWARE).outcome
+    assert outcome.verdict is not Verdict.WITHIN, outcome
+    # Without the middleware the tunnel is raw access and the pair is within.
+    assert check_boundary(REST_GET, boundary).outcome.verdict is Verdict.WITHIN
+
+
+def test_a_raw_l4_witness_to_a_host_a_fail_closed_middleware_selects_is_not_published() -> None:
+    """Was an ``exceeds_boundary`` whose witness (a raw L4 connection) the runtime refuses:
+    a fail-closed middleware selecting the host drops uninspectable traffic."""
+    outcome = check_boundary(L4_ONLY + MIDDLEWARE, REST_GET + MIDDLEWARE).outcome
+    cex = outcome.counterexample
+    assert not (outcome.verdict is Verdict.EXCEEDS and cex is not None and cex.protocol == "l4")
+    assert "middleware" in (outcome.reason or "") or outcome.verdict is Verdict.EXCEEDS
+    # Without the middleware the raw witness is genuine.
+    plain = check_boundary(L4_ONLY, REST_GET).outcome
+    assert plain.verdict is Verdict.EXCEEDS and plain.counterexample.protocol == "l4"
+
+
+def test_an_audit_endpoint_alone_on_its_connection_forwards_requests_outside_its_path() -> None:
+    """Was an unsound ``within_boundary`` (campaign seed 1, pair 3268, shrunk): the
+    runtime checks an endpoint's ``path`` only to choose among several configurations;
+    the only one is chosen for every request, and in audit mode forwards it."""
+    audit = rest_policy("api.example.com", "[443]", "GET", "/api/**", selector="/api/**")
+    audit = audit.replace("enforcement: enforce", "enforcement: audit")
+    boundary = rest_policy("api.example.com", "[443]", "'*'", "**", selector="/api/**")
+    outcome = check_boundary(audit, boundary).outcome
+    assert outcome.verdict is not Verdict.WITHIN, outcome
