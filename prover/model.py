@@ -68,7 +68,8 @@ class Shadow:
     When a rule matching the process (``binaries``, on binary or ancestor; every rule
     when binary identity is off) has an inspected endpoint matching the connection
     (``host`` glob, ``ports``), the runtime handles the connection by that endpoint's
-    configuration and an L4 endpoint beside it grants nothing of its own.
+    configuration and an L4 endpoint beside it grants nothing of its own (in the forward
+    proxy's reading, where it carries any plain-HTTP request, neither).
     """
 
     host: str

@@ -132,7 +132,7 @@ def _endpoint_grants(
         if endpoint_matches_connection(endpoint, action) and not _shadowed(endpoint, action):
             yield None
         return
-    if not _rest_selected(endpoint, action):
+    if not _rest_selected(endpoint, action) or _shadowed(endpoint, action):
         return
     matching = [r for r in endpoint.allow_rules if _http_rule_matches(r, action, query, deny=False)]
     if endpoint.access is not None:

@@ -159,7 +159,7 @@ class PolicyTerms:
         return [self.connection(ref), lift(self.action.is_rest), self._path(endpoint.path)]
 
     def _shadowed(self, endpoint: Endpoint) -> Term:
-        """Some shadow of an L4 endpoint (see :class:`prover.model.Shadow`) applies."""
+        """Some shadow of the endpoint (see :class:`prover.model.Shadow`) applies."""
         terms: list[Term] = []
         for shadow in endpoint.shadows:
             port = self.action.port
@@ -203,7 +203,10 @@ class PolicyTerms:
                 rules = term_or(
                     (self._http_rule(rule, deny=False) for rule in endpoint.allow_rules), self.ctx
                 )
-                allows = term_and([*self._rest_selected(ref), rules], self.ctx)
+                allows = term_and(
+                    [*self._rest_selected(ref), rules, term_not(self._shadowed(endpoint))],
+                    self.ctx,
+                )
             cached = term_and([self.binaries(ref[0]), allows], self.ctx)
             self._grant[ref] = cached
         return cached

@@ -66,6 +66,28 @@ def check_extended(
 
 
 def _decide(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
+    ways = _ways(cand, bound)
+    if len(ways) == 1:
+        return _decide_one(cand, bound, budget)
+    # Within only when within for each way in; one way suffices to exceed.
+    outcomes = [_decide_one(c, b, budget) for c, b in ways]
+    for verdict in (Verdict.EXCEEDS, Verdict.INCONCLUSIVE, Verdict.UNSUPPORTED):
+        for outcome in outcomes:
+            if outcome.verdict is verdict:
+                return outcome
+    decided = sorted({part for o in outcomes for part in (o.decided_by or "").split("+") if part})
+    return CheckOutcome.within(decided_by="+".join(decided) or None)
+
+
+def _ways(cand: Reading, bound: Reading) -> list[tuple[Reading, Reading]]:
+    """Both ways in at once, or each way in alone where a ``tls: skip`` endpoint makes
+    a CONNECT tunnel (raw) and plain HTTP through the forward proxy (inspected) differ."""
+    if cand.channel == "any" and (cand.skip or bound.skip):
+        return [(cand.way(w), bound.way(w)) for w in ("tunnel", "forward")]
+    return [(cand, bound)]
+
+
+def _decide_one(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
     first = check_models(cand.upper, bound.lower, budget)
     if first.verdict is Verdict.WITHIN:
         return _check_opaque(cand, bound, budget, first)
@@ -122,14 +144,17 @@ def connection_envelope(reading: Reading) -> Policy:
 
 def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexample) -> bool:
     """The concrete replay of an extended network witness: either the candidate's lower
-    bound allows it and everything the boundary could allow refuses it, or an opaque
+    bound allows it and everything the boundary could allow refuses it (both read for
+    the same way in), or an opaque
     candidate grant that surely applies accepts its connection and the boundary cannot
     reach that destination at all."""
     action = counterexample_action(witness)
     if action.protocol == "l4" and _fail_closed_selects(cand, action.host):
         return False  # raw (uninspectable) traffic to this host is refused
-    if allows(cand.lower, action) and not allows(bound_envelope(bound), action):
-        return True
+    for cand_way, bound_way in _ways(cand, bound):
+        # One way in (a tunnel, or plain HTTP through the forward proxy) suffices.
+        if allows(cand_way.lower, action) and not allows(bound_envelope(bound_way), action):
+            return True
     return _granting(list(cand.opaque), action) is not None and not allows(
         connection_envelope(bound), action
     )
@@ -167,7 +192,11 @@ def _check_opaque(
         ):
             action = counterexample_action(outcome.counterexample)
             grant = _granting(grants, action)
-            if grant is not None and not allows(connection_envelope(bound), action):
+            if (
+                grant is not None
+                and not _fail_closed_selects(cand, action.host)
+                and not allows(connection_envelope(bound), action)
+            ):
                 return replace_reason(
                     outcome,
                     f"candidate rule '{grant.rule_key}' endpoint {grant.endpoint_index} "

@@ -13,8 +13,9 @@ The runtime facts this rests on (NVIDIA/OpenShell, sandbox proxy and its Rego po
   therefore does not give raw access, and two different configurations on one connection
   make the answer depend on that selection;
 * ``enforcement`` other than ``enforce`` (absent included) is audit: every request on
-  the endpoint's path passes and deny rules do not block; ``tls: skip`` forwards the
-  connection without terminating TLS, so nothing inside it is inspected;
+  the endpoint's path passes and deny rules do not block; ``tls: skip`` forwards a
+  CONNECT tunnel without terminating TLS, so nothing inside it is inspected, while the
+  forward proxy still inspects plain-HTTP requests to the endpoint by its protocol;
 * ``access``/``rules`` without a protocol inspect nothing (an L4 endpoint); an unknown
   ``access`` preset allows nothing.
 
@@ -26,7 +27,7 @@ endpoint                             upper bound (candidate)          lower boun
 L4, REST fields without protocol     L4                               L4
 REST, ``enforcement: enforce``       REST as written                  REST as written
 REST audit (any other enforcement)   REST: any method and path        the same
-``tls: skip``                        L4                               L4
+``tls: skip`` with a protocol        L4                               as inspected
 websocket, MCP, JSON-RPC, GraphQL,   addresses only (``ip_only``);    nothing
 SQL, ``allow_encoded_slash``, ...    its traffic is an *opaque*
                                      grant (:class:`Opaque`)
@@ -48,11 +49,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
 from prover.policy.normalize import filesystem_of, normalize_endpoint, process_fields
 from prover.policy.schema import AuthoredPolicy, EndpointSection
+
+Channel = Literal["any", "tunnel", "forward"]
 
 CONTROL_PORTS = frozenset({2379, 2380, 6443, 10250, 10255})
 """Refused for exact hosts and ``allowed_ips`` but not for wildcard hosts (spec §9.4)."""
@@ -102,10 +106,21 @@ class Reading:
     #: ``(include, exclude)`` host patterns of every ``fail_closed`` middleware entry:
     #: uninspectable traffic (raw tunnels, ``tls: skip``) to a host they select is refused.
     fail_closed: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    #: which way in this reading covers (see :func:`read_policy`)
+    channel: Channel = "any"
+    #: a ``tls: skip`` endpoint makes the two ways in differ
+    skip: bool = False
+    source: AuthoredPolicy | None = field(default=None, compare=False, repr=False)
 
     @property
     def exact(self) -> bool:
         return self.upper == self.lower and not self.opaque
+
+    def way(self, channel: Channel) -> Reading:
+        """The same policy read for one way in only."""
+        if channel == self.channel or self.source is None:
+            return self
+        return read_policy(self.source, channel)
 
 
 @dataclass
@@ -154,7 +169,9 @@ def _any_request(
     )
 
 
-def _reading(rule_index: int, rule_key: str, index: int, section: EndpointSection) -> _Endpoint:
+def _reading(
+    rule_index: int, rule_key: str, index: int, section: EndpointSection, channel: Channel
+) -> _Endpoint:
     host = (section.host or "").lower() or ANY_HOST
     ports = tuple(section.ports) if section.ports else ((section.port,) if section.port else ())
     protocol = (section.protocol or "").lower()
@@ -165,12 +182,33 @@ def _reading(rule_index: int, rule_key: str, index: int, section: EndpointSectio
     if not section.host:
         item.constructs.append("hostless endpoint with allowed_ips")
     if tls_skip and protocol not in ("", "tcp"):
+        # A CONNECT tunnel is forwarded raw, so the candidate may send anything; but the
+        # forward proxy still inspects plain-HTTP requests by the endpoint's protocol, so
+        # the boundary surely allows only what the inspected endpoint would.
+        inspected = _reading(
+            rule_index, rule_key, index, section.model_copy(update={"tls": None}), channel
+        )
         item.handling = ("tls-skip",)
-        item.constructs.append("tls: skip (read as L4)")
-    elif protocol in ("", "tcp"):
+        item.opaque = inspected.opaque
+        item.constructs.append(
+            "tls: skip (L4 as a candidate; as a boundary only its inspected requests)"
+        )
+        item.constructs.extend(c for c in inspected.constructs if c.startswith("credential"))
+        if channel == "forward":
+            item.upper, item.lower = inspected.upper, inspected.lower
+        elif channel == "any":
+            item.lower = inspected.lower
+        else:
+            item.lower = item.upper
+        return item
+    if protocol in ("", "tcp"):
         item.handling = ("l4",)
         if section.access is not None or section.rules or section.enforcement is not None:
             item.constructs.append("REST fields without a protocol (read as L4)")
+        if channel == "forward":
+            item.upper = replace(
+                item.upper, layer="rest", allow_rules=(HttpRule(method="*", path="**", index=0),)
+            )
     elif protocol == "rest" and section.enforcement != "enforce":
         item.handling = ("rest", "audit")
         item.upper = _any_request(index, section, host, ports)
@@ -215,7 +253,7 @@ def _reading(rule_index: int, rule_key: str, index: int, section: EndpointSectio
         # everything, so only the lower bound may keep the path.
         item.upper = replace(item.upper, path="")
     if any(getattr(section, name) not in (None, False) for name in _CREDENTIAL_FIELDS):
-        key = "credential:" + _fingerprint(section, (*_CREDENTIAL_FIELDS, "protocol", "tls"))
+        key = "credential:" + _credentials(section)
         item.opaque.append(
             Opaque(
                 rule_key,
@@ -267,6 +305,8 @@ def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
         return "allowed_ips"  # the first configured endpoint's list applies
     if _l7(a) != _l7(b):
         return "inspection"
+    if _credentials(a.section) != _credentials(b.section):
+        return "credentials"  # the selected configuration's credential fields apply
     if (
         not a.section.allowed_ips
         and a.upper.host_is_wildcard != b.upper.host_is_wildcard
@@ -276,18 +316,32 @@ def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
     return None
 
 
+def _credentials(section: EndpointSection) -> str:
+    """What the proxy adds to a request on this endpoint ("" if nothing)."""
+    if all(getattr(section, name) in (None, False) for name in _CREDENTIAL_FIELDS):
+        return ""
+    return _fingerprint(section, (*_CREDENTIAL_FIELDS, "protocol", "tls"))
+
+
 def _plain_l4(item: _Endpoint) -> bool:
     """An L4 endpoint that brings no rules of its own to an inspected connection."""
     section = item.section
     return item.handling == ("l4",) and section.access is None and not section.rules
 
 
-def read_policy(policy: AuthoredPolicy) -> Reading:
-    """Both bounds of a policy that passed ``shape_problem(..., extended=True)``."""
+def read_policy(policy: AuthoredPolicy, channel: Channel = "any") -> Reading:
+    """Both bounds of a policy that passed ``shape_problem(..., extended=True)``.
+
+    ``channel`` reads what reaches an endpoint one way only: ``tunnel`` (a CONNECT
+    tunnel, raw under ``tls: skip``) or ``forward`` (plain HTTP through the forward
+    proxy, inspected even under ``tls: skip``, where raw access carries any request
+    but no raw bytes); ``any`` bounds both. Where ``tls: skip`` makes the two differ,
+    containment is decided one way at a time (:meth:`Reading.way`).
+    """
     items: list[_Endpoint] = []
     for rule_index, (key, rule) in enumerate(policy.network_policies.items()):
         for index, section in enumerate(rule.endpoints):
-            items.append(_reading(rule_index, key, index, section))
+            items.append(_reading(rule_index, key, index, section, channel))
     binaries = {
         key: tuple(b.path for b in rule.binaries) for key, rule in policy.network_policies.items()
     }
@@ -295,6 +349,7 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
     lose_grants: set[int] = set()
     shadows: dict[int, list[Shadow]] = {}
     drop_denies: set[int] = set()
+    credential_conflicts: set[int] = set()
     conflicts: list[str] = []
     by_port: dict[int, list[int]] = {}
     for position, item in enumerate(items):
@@ -337,6 +392,11 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
                         lose_grants.add(plain)
                     continue
                 conflicts.append(named)
+                if why == "credentials":
+                    # Plain requests are allowed by the union either way; only what the
+                    # proxy adds depends on the selection.
+                    credential_conflicts.update((first, second))
+                    continue
                 lose_grants.update((first, second))
                 if why == "inspection":
                     drop_denies.update((first, second))
@@ -374,7 +434,8 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
                 replace(
                     grant,
                     binaries=binaries[item.rule_key],
-                    in_conflict=position in lose_grants,
+                    in_conflict=position in lose_grants
+                    or (position in credential_conflicts and grant.key.startswith("credential:")),
                 )
             )
         constructs.extend(c for c in item.constructs if c not in constructs)
@@ -401,6 +462,9 @@ def read_policy(policy: AuthoredPolicy) -> Reading:
         constructs=tuple(constructs),
         conflicts=tuple(conflicts),
         fail_closed=fail_closed,
+        channel=channel,
+        skip=any(item.handling == ("tls-skip",) for item in items),
+        source=policy,
     )
 
 

@@ -79,11 +79,16 @@ def self_containment(
 
 
 def remove_one(doc: Document, rng: random.Random) -> str | None:
-    """Take away one piece of authority that cannot carry a deny rule."""
+    """Take away one piece of authority that cannot carry a deny rule nor decide how the
+    runtime handles a connection: removing an inspected endpoint (or the rule or binary
+    that brings it) hands an L4 endpoint beside it raw access, which is wider."""
     rules = rules_of(doc)
-    plain = {k: r for k, r in rules.items() if not has_denies(r)}
+    plain = {k: r for k, r in rules.items() if not has_denies(r) and not _configures(r)}
     plain_endpoints = [
-        (r, ep) for r in rules.values() for ep in r.get("endpoints", []) if not ep.get("deny_rules")
+        (r, ep)
+        for r in rules.values()
+        for ep in r.get("endpoints", [])
+        if not ep.get("deny_rules") and not _configured(ep)
     ]
     options: list[str] = []
     if plain:
@@ -119,6 +124,16 @@ def remove_one(doc: Document, rng: random.Random) -> str | None:
         name = rng.choice([n for n in ("read_only", "read_write") if fs.get(n)])
         fs[name].pop(rng.randrange(len(fs[name])))
     return kind
+
+
+def _configured(endpoint: Document) -> bool:
+    """An endpoint the runtime lists among a connection's configurations."""
+    protocol = str(endpoint.get("protocol") or "").lower()
+    return protocol not in ("", "tcp") or any(endpoint.get(name) for name in ("tls", "allowed_ips"))
+
+
+def _configures(rule: Document) -> bool:
+    return any(_configured(ep) for ep in rule.get("endpoints", []) if isinstance(ep, dict))
 
 
 def removal(

@@ -18,7 +18,8 @@ Per connection (host, port, destination address, binary, ancestor):
 * the destination address is checked by the first applicable of: trusted gateway alias,
   the first config's ``allowed_ips``, an IP-literal request host, an exact declared host,
   public-only;
-* ``tls: skip`` on the first config: a raw tunnel, nothing inspected; otherwise the L7
+* ``tls: skip`` on the first config: a CONNECT tunnel is raw, nothing inspected, while
+  plain HTTP through the forward proxy still meets the L7 route; otherwise the L7
   route is every config with a known protocol; an empty route means raw TCP.
 
 Per request on an inspected connection the config whose ``path`` selector matches and is
@@ -107,6 +108,9 @@ class Http:
     #: injection, signing, encoded slashes), here the fingerprint of those fields, which
     #: the selected configuration must carry identically.
     extras: str = ""
+    #: Sent as plain HTTP through the forward proxy (``GET http://host/...``) rather than
+    #: inside a CONNECT tunnel: inspected by the L7 route even under ``tls: skip``.
+    forward: bool = False
 
 
 @dataclass(frozen=True)
@@ -400,10 +404,12 @@ def allowed_under(
         return False
     first = plan.configs[0] if plan.configs else None
     route = [e for e in plan.configs if e.in_route]
-    if (first is not None and first.tls_skip) or not route:
+    forward = isinstance(action, Http) and action.forward
+    skip = first is not None and first.tls_skip and not forward
+    if skip or not route:
         if isinstance(action, Http) and action.extras:
             return False  # nothing is added to uninspected traffic
-        if isinstance(action, Http) and not (first is not None and first.tls_skip):
+        if isinstance(action, Http) and not skip:
             return _inspected_ok(policy, conn.host, filters)  # plaintext HTTP: middlewares
         return _uninspectable_ok(policy, conn.host)
     if isinstance(action, Raw):

@@ -144,7 +144,7 @@ class RuntimeSampler:
         path = path_instance(rule.path, rng) if rule is not None else self.path(e)
         extras = e.extras if e.extras and rng.random() < 0.5 else ""
         pairs = tuple((k, tuple(vs)) for k, vs in query.items())
-        return Http(conn, method, path, pairs, extras)
+        return Http(conn, method, path, pairs, extras, forward=rng.random() < 0.3)
 
 
 def runtime_within(
@@ -201,9 +201,21 @@ def _probes(conn: Connection, cand: RtPolicy, bound: RtPolicy, extra: list[Actio
     paths = {"/", *(path_instance(e.path, random.Random(0)) for e in endpoints)}
     found: list[Action] = [Raw(conn), *extra]
     for path in sorted(paths):
-        found += [Http(conn, m, path) for m in ("GET", "POST", "DELETE")]
+        found += [
+            Http(conn, m, path, forward=forward)
+            for m in ("GET", "POST", "DELETE")
+            for forward in (False, True)
+        ]
         found += [Http(conn, "GET", path, (), e.extras) for e in endpoints if e.extras]
         found += [Message(conn, path, e.config) for e in endpoints if e.carries_messages]
+    for e in endpoints:
+        # A request each allow rule matches (its method, a path, its query keys), so that
+        # a destination reachable only by rule-shaped traffic counts as reachable.
+        for r in e.allow_rules:
+            method = r.method.upper() if "*" not in r.method else "GET"
+            path = path_instance(r.path, random.Random(0))
+            query = tuple((m.key, (m.value if m.value is not None else "x",)) for m in r.query)
+            found += [Http(conn, method, path, query, x) for x in {"", e.extras}]
     return found
 
 
@@ -214,12 +226,22 @@ def runtime_exceeds(cand: RtPolicy, bound: RtPolicy, outcome: CheckOutcome) -> s
     conn = _connection_of(cex)
     if cex.protocol == "rest":
         query = tuple((k, tuple(vals)) for k, vals in (cex.query_params or {}).items())
-        witness: Action = Http(conn, cex.method or "", cex.path or "", query)
+        ways: list[Action] = [
+            Http(conn, cex.method or "", cex.path or "", query, forward=f) for f in (False, True)
+        ]
     else:
-        witness = Raw(conn)
+        ways = [Raw(conn)]
+    # One way in (a tunnel, or plain HTTP through the forward proxy) suffices.
+    verdicts = [_runtime_exceeds_one(cand, bound, outcome, conn, w) for w in ways]
+    return "" if "" in verdicts else verdicts[0]
+
+
+def _runtime_exceeds_one(
+    cand: RtPolicy, bound: RtPolicy, outcome: CheckOutcome, conn: Connection, witness: Action
+) -> str:
     if outcome.decided_by == "opaque" or (outcome.reason or "").startswith("candidate rule"):
         probes = _probes(conn, cand, bound, [witness])
-        if not any(allowed_every(cand, a) for a in probes):
+        if not any(allowed_every(cand, a) or allowed_every(cand, a, filters=False) for a in probes):
             return f"no candidate traffic to the opaque witness destination is sure: {witness}"
         refused = [a for a in probes if allowed_some(bound, a)]
         return f"boundary can reach the opaque witness destination: {refused[0]}" if refused else ""

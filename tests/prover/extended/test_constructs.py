@@ -79,6 +79,12 @@ CASES = [
     ("audit within raw L4", policy(AUDIT), policy(L4), "within"),
     ("tls skip is raw access", policy(SKIP), policy(ENFORCED_FULL), "exceeds"),
     ("tls skip within raw L4", policy(SKIP), policy(L4), "within"),
+    # Plain HTTP through the forward proxy is still inspected under tls: skip, so the
+    # boundary's skip endpoint surely allows only its rules: raw access is not within it.
+    ("raw L4 beyond a tls skip boundary", policy(L4), policy(SKIP), "exceeds"),
+    ("inspected reads within a tls skip boundary", policy(ENFORCED_READ), policy(SKIP), "within"),
+    ("inspected writes beyond a tls skip boundary", policy(ENFORCED_FULL), policy(SKIP), "exceeds"),
+    ("tls skip self-narrowing", policy(SKIP), policy(SKIP, NEW), "within"),
     ("rest fields without protocol are L4", policy(REST_FIELDS_NO_PROTOCOL), policy(L4), "within"),
     (
         "rest fields without protocol exceed REST",
@@ -108,6 +114,14 @@ CASES = [
     ("hostless beyond a narrower hostless", policy(HOSTLESS), policy(HOSTLESS_NARROW), "exceeds"),
     ("credentials covered by the identical binding", policy(CRED), policy(CRED, NEW), "within"),
     ("credentials not covered by raw access", policy(CRED), policy(L4), "unsupported"),
+    # The selected configuration's credential fields apply: a sibling endpoint without
+    # them on the same connection may be chosen, so the boundary does not surely inject.
+    (
+        "credentials beside a sibling without them",
+        policy(CRED),
+        policy(CRED, ENFORCED_READ),
+        "unsupported",
+    ),
     (
         "exact beside wildcard, self narrowing",
         policy(EXACT, WILD),
