@@ -49,16 +49,26 @@ def _rest_rule_removal(data: dict[str, Any]) -> Variant | None:
     return None
 
 
+def _filesystem_key(data: dict[str, Any]) -> str:
+    """The first releases named the section ``filesystem``."""
+    return (
+        "filesystem"
+        if "filesystem" in data and "filesystem_policy" not in data
+        else "filesystem_policy"
+    )
+
+
 def _path_removal(data: dict[str, Any]) -> Variant | None:
-    section = data.get("filesystem_policy")
+    name = _filesystem_key(data)
+    section = data.get(name)
     if not isinstance(section, dict):
         return None
     for field in ("read_only", "read_write"):
         paths = section.get(field)
         if paths:
             changed = copy.deepcopy(data)
-            changed["filesystem_policy"][field] = paths[:-1]
-            what = f"remove filesystem_policy.{field}[-1]"
+            changed[name][field] = paths[:-1]
+            what = f"remove {name}.{field}[-1]"
             return Variant("narrowing", what, dump_text(changed), "within_boundary")
     return None
 
@@ -83,12 +93,13 @@ def _widenings(data: dict[str, Any]) -> Iterator[Variant]:
     )
 
     changed = copy.deepcopy(data)
-    section = changed.get("filesystem_policy")
+    name = _filesystem_key(changed)
+    section = changed.get(name)
     if not isinstance(section, dict):
         # An absent section includes the working directory: keep that when adding one.
         section = {"include_workdir": True}
     writable = list(section.get("read_write") or [])
     expected = "within_boundary" if "/" in writable else "exceeds_boundary"
     section["read_write"] = [*writable, NEW_PATH]
-    changed["filesystem_policy"] = section
+    changed[name] = section
     yield Variant("widening", "add a new writable path", dump_text(changed), expected)

@@ -57,6 +57,8 @@ from prover.policy.normalize import filesystem_of, normalize_endpoint, process_f
 from prover.policy.schema import AuthoredPolicy, EndpointSection
 
 Channel = Literal["any", "tunnel", "forward"]
+Slot = tuple[str, int]
+"""An endpoint's place: its rule's key and its index in the rule."""
 
 CONTROL_PORTS = frozenset({2379, 2380, 6443, 10250, 10255})
 """Refused for exact hosts and ``allowed_ips`` but not for wildcard hosts (spec §9.4)."""
@@ -111,6 +113,7 @@ class Reading:
     #: a ``tls: skip`` endpoint makes the two ways in differ
     skip: bool = False
     source: AuthoredPolicy | None = field(default=None, compare=False, repr=False)
+    omit: frozenset[Slot] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -120,7 +123,7 @@ class Reading:
         """The same policy read for one way in only."""
         if channel == self.channel or self.source is None:
             return self
-        return read_policy(self.source, channel)
+        return read_policy(self.source, channel, omit=self.omit)
 
 
 @dataclass
@@ -329,7 +332,9 @@ def _plain_l4(item: _Endpoint) -> bool:
     return item.handling == ("l4",) and section.access is None and not section.rules
 
 
-def read_policy(policy: AuthoredPolicy, channel: Channel = "any") -> Reading:
+def read_policy(
+    policy: AuthoredPolicy, channel: Channel = "any", *, omit: frozenset[Slot] = frozenset()
+) -> Reading:
     """Both bounds of a policy that passed ``shape_problem(..., extended=True)``.
 
     ``channel`` reads what reaches an endpoint one way only: ``tunnel`` (a CONNECT
@@ -337,11 +342,15 @@ def read_policy(policy: AuthoredPolicy, channel: Channel = "any") -> Reading:
     proxy, inspected even under ``tls: skip``, where raw access carries any request
     but no raw bytes); ``any`` bounds both. Where ``tls: skip`` makes the two differ,
     containment is decided one way at a time (:meth:`Reading.way`).
+
+    ``omit`` leaves endpoints out (by rule key and index; the others keep their index):
+    those that two policies share and that no other endpoint touches.
     """
     items: list[_Endpoint] = []
     for rule_index, (key, rule) in enumerate(policy.network_policies.items()):
         for index, section in enumerate(rule.endpoints):
-            items.append(_reading(rule_index, key, index, section, channel))
+            if (key, index) not in omit:
+                items.append(_reading(rule_index, key, index, section, channel))
     binaries = {
         key: tuple(b.path for b in rule.binaries) for key, rule in policy.network_policies.items()
     }
@@ -465,6 +474,7 @@ def read_policy(policy: AuthoredPolicy, channel: Channel = "any") -> Reading:
         channel=channel,
         skip=any(item.handling == ("tls-skip",) for item in items),
         source=policy,
+        omit=omit,
     )
 
 

@@ -12,7 +12,13 @@ form before validation:
 * an unquoted numeric ``run_as_user``/``run_as_group`` (``1000``) is the string
   ``"1000"`` (the runtime reads the scalar's text);
 * the deprecated ``binaries[].harness`` flag (kept by the runtime for backward
-  compatibility and ignored) is dropped when it is a boolean.
+  compatibility and ignored) is dropped when it is a boolean;
+* the first releases' name of the filesystem section, ``filesystem`` (their parser,
+  ``DevSandboxPolicyFile`` in navigator-cli, with ``inference.allowed_routing_hints``),
+  is ``filesystem_policy`` when that is absent;
+* ``network_middlewares`` written as a list of entries with unique ``name`` fields (the
+  form mainline read before it became a map keyed by name) is that map, each entry's
+  list position kept as its ``order`` where it has none and there are several.
 
 The reference reading (``--reference-semantics``) skips this and stays strict.
 """
@@ -32,6 +38,11 @@ def mainline_data(data: object) -> object:
     if not isinstance(data, dict):
         return data
     result = dict(data)
+    if "filesystem" in result and "filesystem_policy" not in result:
+        result["filesystem_policy"] = result.pop("filesystem")
+    middlewares = result.get("network_middlewares")
+    if isinstance(middlewares, list):
+        result["network_middlewares"] = _middleware_map(middlewares)
     for key in _OPTIONAL_SECTIONS:
         if key in result and result[key] is None:
             del result[key]
@@ -66,3 +77,16 @@ def _without_harness(rule: object) -> object:
         for b in rule["binaries"]
     ]
     return {**rule, "binaries": binaries}
+
+
+def _middleware_map(entries: list[object]) -> object:
+    """The list form as the map form, or the list unchanged if it cannot be keyed."""
+    names = [e.get("name") if isinstance(e, dict) else None for e in entries]
+    if not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+        return entries
+    several = len(entries) > 1
+    return {
+        name: {**entry, "order": position} if several and "order" not in entry else entry
+        for position, (name, entry) in enumerate(zip(names, entries, strict=True))
+        if isinstance(entry, dict) and isinstance(name, str)
+    }

@@ -370,6 +370,9 @@ class InferenceSection(_Closed):
     there); the reference reading refuses it as an unknown field."""
 
     allowed_routes: tuple[StrictStr, ...] = Field((), description="Route names, e.g. local.")
+    allowed_routing_hints: tuple[StrictStr, ...] = Field(
+        (), description="The same list under its earlier name (the navigator releases)."
+    )
 
 
 class AuthoredPolicy(_Closed):

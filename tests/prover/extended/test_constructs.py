@@ -188,9 +188,21 @@ def test_the_reference_semantics_still_refuse_these_constructs() -> None:
 
 
 def test_the_receipt_lists_what_was_read_beyond_the_reference() -> None:
-    check = check_boundary(policy(AUDIT), policy(AUDIT, NEW))
+    check = check_boundary(policy(AUDIT), policy(L4, NEW))
     assert check.outcome.verdict is Verdict.WITHIN
     assert any("audit" in reading for reading in check.receipt.readings)
+
+
+def test_shared_endpoints_that_nothing_else_touches_are_left_out() -> None:
+    """A narrowing elsewhere decides although the shared part alone depends on the
+    runtime's selection (an audit and an enforced endpoint on one connection)."""
+    audit_beside_enforced = (AUDIT, ENFORCED_READ.replace("read-only", "full"))
+    narrowed = policy(*audit_beside_enforced, "{host: b.y.com, port: 443}")
+    wider = policy(*audit_beside_enforced, "{host: b.y.com, port: 443}", NEW)
+    assert check_boundary(narrowed, wider).outcome.verdict is Verdict.WITHIN
+    # The shared pair is not left out when another endpoint touches its connection.
+    touched = policy(*audit_beside_enforced, L4)
+    assert check_boundary(touched, wider).outcome.verdict is not Verdict.WITHIN
 
 
 def test_legacy_inference_routes_narrow_by_subset() -> None:

@@ -100,3 +100,41 @@ def test_the_legacy_inference_section_loads_by_default_only() -> None:
     assert "unknown field 'inference'" in str(caught.value)
     with pytest.raises(PolicyLoadError):
         load_policy("version: 1\ninference: {allowed_routes: [local], extra: 1}\n")
+
+
+def test_legacy_routing_hints_are_the_routes_under_their_earlier_name() -> None:
+    from prover.api import check_boundary
+
+    hints = "version: 1\ninference:\n  allowed_routing_hints: [local, cloud]\n"
+    routes = "version: 1\ninference:\n  allowed_routes: [local]\n"
+    assert check_boundary(routes, hints).outcome.verdict.value == "within_boundary"
+    assert check_boundary(hints, routes).outcome.verdict.value == "unsupported"
+
+
+def test_the_first_releases_filesystem_section_name() -> None:
+    policy = load_policy("version: 1\nfilesystem:\n  read_only: [/usr]\n")
+    assert policy.filesystem_policy is not None
+    assert policy.filesystem_policy.read_only == ("/usr",)
+    with pytest.raises(PolicyLoadError, match="filesystem"):
+        load_policy("version: 1\nfilesystem: {}\nfilesystem_policy: {}\n")
+    with pytest.raises(PolicyLoadError, match="filesystem"):
+        load_policy("version: 1\nfilesystem: {read_only: [/usr]}\n", reference=True)
+
+
+def test_middlewares_in_their_earlier_list_form() -> None:
+    listed = (
+        "version: 1\nnetwork_middlewares:\n"
+        "  - {name: guard, middleware: example/content-guard, on_error: fail_closed}\n"
+    )
+    mapped = (
+        "version: 1\nnetwork_middlewares:\n"
+        "  guard: {name: guard, middleware: example/content-guard, on_error: fail_closed}\n"
+    )
+    assert load_policy(listed) == load_policy(mapped)
+    two = load_policy(
+        "version: 1\nnetwork_middlewares:\n"
+        "  - {name: b, middleware: x/one}\n  - {name: a, middleware: x/two}\n"
+    )
+    assert [(k, m.order) for k, m in two.network_middlewares.items()] == [("b", 0), ("a", 1)]
+    with pytest.raises(PolicyLoadError, match="network_middlewares"):
+        load_policy("version: 1\nnetwork_middlewares:\n  - {middleware: x/one}\n")
