@@ -326,6 +326,11 @@ def _credentials(section: EndpointSection) -> str:
     return _fingerprint(section, (*_CREDENTIAL_FIELDS, "protocol", "tls"))
 
 
+def _binary(pattern: str) -> str:
+    """``**`` matches every executable path, which is absolute: the model's ``/**``."""
+    return "/**" if pattern == "**" else pattern
+
+
 def _plain_l4(item: _Endpoint) -> bool:
     """An L4 endpoint that brings no rules of its own to an inspected connection."""
     section = item.section
@@ -352,7 +357,8 @@ def read_policy(
             if (key, index) not in omit:
                 items.append(_reading(rule_index, key, index, section, channel))
     binaries = {
-        key: tuple(b.path for b in rule.binaries) for key, rule in policy.network_policies.items()
+        key: tuple(_binary(b.path) for b in rule.binaries)
+        for key, rule in policy.network_policies.items()
     }
 
     lose_grants: set[int] = set()

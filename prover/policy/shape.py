@@ -364,7 +364,7 @@ def shape_problem(policy: AuthoredPolicy, *, extended: bool = False) -> str | No
             problem = literal_problem(binary.path)
             if problem:
                 return f"rule '{key}' binary path {problem}"
-            if not is_supported_binary(binary.path):
+            if not is_supported_binary(binary.path) and not (extended and binary.path == "**"):
                 return f"rule '{key}' uses an unsupported binary"
         for endpoint in rule.endpoints:
             problem = _endpoint_problem(endpoint, extended=extended)

@@ -79,6 +79,8 @@ CASES = [
     ("audit within raw L4", policy(AUDIT), policy(L4), "within"),
     ("tls skip is raw access", policy(SKIP), policy(ENFORCED_FULL), "exceeds"),
     ("tls skip within raw L4", policy(SKIP), policy(L4), "within"),
+    ("any binary covers one", policy(L4), policy(L4, binary="'**'"), "within"),
+    ("any binary beyond one", policy(L4, binary="'**'"), policy(L4), "exceeds"),
     # Plain HTTP through the forward proxy is still inspected under tls: skip, so the
     # boundary's skip endpoint surely allows only its rules: raw access is not within it.
     ("raw L4 beyond a tls skip boundary", policy(L4), policy(SKIP), "exceeds"),
