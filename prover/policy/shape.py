@@ -218,6 +218,10 @@ def _rest_rules_problem(ep: EndpointSection, *, extended: bool) -> str | None:
     """The allow shape and matchers of an enforced REST endpoint."""
     has_access = ep.access is not None
     has_rules = bool(ep.rules)
+    if extended and has_access == has_rules:
+        # Both are refused by the runtime's validator (l7_validate), so nothing to read.
+        which = "both access and rules" if has_access else "neither access nor rules"
+        return f"has an unsupported REST allow shape ({which}: the runtime refuses it)"
     if has_access == has_rules or (
         has_access and not extended and ep.access not in ("read-only", "read-write", "full")
     ):

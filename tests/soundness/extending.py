@@ -75,6 +75,15 @@ def opaque_to_l4(doc: Document, plan: Plan, rng: random.Random) -> str | None:
     return "ext:opaque_to_l4"
 
 
+def to_any_binary(doc: Document, plan: Plan, rng: random.Random) -> str | None:
+    rules = [r for r in (doc.get("network_policies") or {}).values() if r.get("binaries")]
+    rule = choice(rng, rules)
+    if rule is None:
+        return None
+    rule["binaries"][rng.randrange(len(rule["binaries"]))] = {"path": "**"}
+    return "ext:to_any_binary"
+
+
 EXT_NARROW: tuple[Operation, ...] = (to_enforce, drop_opaque_rule)
-EXT_WIDEN: tuple[Operation, ...] = (to_audit, to_tls_skip, opaque_to_l4)
+EXT_WIDEN: tuple[Operation, ...] = (to_audit, to_tls_skip, opaque_to_l4, to_any_binary)
 EXT_SWAP: tuple[Operation, ...] = (change_opaque_rule,)

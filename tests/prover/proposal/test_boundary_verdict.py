@@ -20,7 +20,7 @@ UNMODELLED = {
         "endpoints": [
             # A query matcher with a glob alternative is outside every model.
             {
-                "host": "api.github.com",
+                "host": "api.example.com",
                 "port": 443,
                 "protocol": "rest",
                 "enforcement": "enforce",
@@ -92,7 +92,9 @@ def test_a_new_host_adds_access() -> None:
 
 
 def test_adds_access_is_unknown_with_the_reason_when_the_check_is_unsupported() -> None:
-    assessment = assess(UNMODELLED, "pypi", rule([endpoint("pypi.org")], "/usr/bin/pip"))
+    # The proposal touches the unmodelled endpoint's connection (an endpoint both sides
+    # share and nothing else touches would be decided alike and left out).
+    assessment = assess(UNMODELLED, "gh", rule([endpoint("api.example.com")], "/usr/bin/pip"))
     assert assessment.adds_access is None
     (warning,) = [w for w in assessment.warnings if w.startswith("adds_access is unknown")]
     assert "unsupported (unsupported_policy_shape)" in warning
