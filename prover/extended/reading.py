@@ -306,16 +306,19 @@ def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
     """Why the runtime's selection between two overlapping endpoints matters, if it does."""
     if frozenset(a.section.allowed_ips) != frozenset(b.section.allowed_ips):
         return "allowed_ips"  # the first configured endpoint's list applies
-    if _l7(a) != _l7(b):
-        return "inspection"
-    if _credentials(a.section) != _credentials(b.section):
-        return "credentials"  # the selected configuration's credential fields apply
     if (
         not a.section.allowed_ips
         and a.upper.host_is_wildcard != b.upper.host_is_wildcard
         and shared & CONTROL_PORTS
     ):
+        # Checked before the inspection: an exact host declared beside a wildcard one
+        # decides the destination rule for the whole connection, so neither the shadow
+        # below nor either endpoint alone says what the runtime allows there.
         return "destination rule on a control-plane port"
+    if _l7(a) != _l7(b):
+        return "inspection"
+    if _credentials(a.section) != _credentials(b.section):
+        return "credentials"  # the selected configuration's credential fields apply
     return None
 
 
@@ -413,7 +416,7 @@ def read_policy(
                     credential_conflicts.update((first, second))
                     continue
                 lose_grants.update((first, second))
-                if why == "inspection":
+                if _l7(a) != _l7(b):
                     drop_denies.update((first, second))
 
     fail_closed = _fail_closed(policy)

@@ -79,6 +79,20 @@ CASES = [
     ("audit within raw L4", policy(AUDIT), policy(L4), "within"),
     ("tls skip is raw access", policy(SKIP), policy(ENFORCED_FULL), "exceeds"),
     ("tls skip within raw L4", policy(SKIP), policy(L4), "within"),
+    # An exact host beside a wildcard one on a control-plane port decides the whole
+    # connection's destination rule (refused): the wildcard does not admit it alone.
+    (
+        "exact beside wildcard on a control-plane port",
+        policy(
+            "{host: '*.x.com', port: 10250, protocol: rest, enforcement: enforce, "
+            "access: read-only}"
+        ),
+        policy(
+            "{host: api.x.com, port: 10250, protocol: rest, enforcement: enforce, access: full}",
+            "{host: '*.x.com', port: 10250}",
+        ),
+        "unsupported",
+    ),
     ("any binary covers one", policy(L4), policy(L4, binary="'**'"), "within"),
     ("any binary beyond one", policy(L4, binary="'**'"), policy(L4), "exceeds"),
     # Plain HTTP through the forward proxy is still inspected under tls: skip, so the
