@@ -22,6 +22,7 @@ identical on both sides: the same middleware then filters the same traffic.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 
 from prover.budget import Budget
@@ -31,7 +32,7 @@ from prover.concrete.glob import host_matches
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.extended.reading import Opaque, Reading, Slot, read_policy
 from prover.model import Filesystem, NetworkAction, Policy, Rule
-from prover.policy.schema import AuthoredPolicy
+from prover.policy.schema import AuthoredPolicy, EndpointSection
 from prover.policy.shape import shape_problem
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
 from prover.witness import network_action as counterexample_action
@@ -63,7 +64,9 @@ def check_extended(
         problem = shape_problem(_trimmed(policy, omit), extended=True)
         if problem is not None:
             return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
-    cand, bound = read_policy(candidate, omit=omit), read_policy(boundary, omit=omit)
+    coupled = coupled_endpoints(candidate, boundary) - omit
+    cand = read_policy(candidate, omit=omit)
+    bound = read_policy(boundary, omit=omit, coupled=coupled)
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs))
     outcome = _decide(cand, bound, budget)
     return outcome.model_copy(update={"readings": readings})
@@ -273,13 +276,40 @@ def shared_endpoints(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> fro
     readings leaves every other connection as it was and spares the analysis the runtime
     selection inside it. Middlewares are already identical when this is used.
     """
+    return _closed_slots(candidate, boundary, lambda a, b: a == b)
+
+
+def coupled_endpoints(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> frozenset[Slot]:
+    """The endpoints whose runtime selection is the same on both sides.
+
+    Like :func:`shared_endpoints`, but only the configuration must agree (everything
+    but ``rules``, ``deny_rules`` and ``access``): the runtime then picks the same
+    configuration for every connection in both policies, so where that pick only decides
+    the destination check (overlapping ``allowed_ips``), the boundary may keep the
+    grants its lower bound drops, against this candidate (see :func:`read_policy`).
+    """
+    return _closed_slots(candidate, boundary, lambda a, b: _skeleton(a) == _skeleton(b))
+
+
+def _skeleton(endpoint: EndpointSection) -> dict[str, object]:
+    return endpoint.model_dump(exclude={"rules", "deny_rules", "access"})
+
+
+def _closed_slots(
+    candidate: AuthoredPolicy,
+    boundary: AuthoredPolicy,
+    same: Callable[[EndpointSection, EndpointSection], bool],
+) -> frozenset[Slot]:
+    """Slots ``same`` on both sides (with the same rule binaries), closed under overlap:
+    every endpoint of either policy that overlaps one of them is one of them."""
     cand_rules, bound_rules = candidate.network_policies, boundary.network_policies
     shared = {
         (key, index)
         for key, rule in cand_rules.items()
         if key in bound_rules and bound_rules[key].binaries == rule.binaries
         for index, endpoint in enumerate(rule.endpoints)
-        if index < len(bound_rules[key].endpoints) and bound_rules[key].endpoints[index] == endpoint
+        if index < len(bound_rules[key].endpoints)
+        and same(endpoint, bound_rules[key].endpoints[index])
     }
     if not shared:
         return frozenset()

@@ -114,6 +114,7 @@ class Reading:
     skip: bool = False
     source: AuthoredPolicy | None = field(default=None, compare=False, repr=False)
     omit: frozenset[Slot] = field(default=frozenset(), compare=False, repr=False)
+    coupled: frozenset[Slot] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -123,7 +124,7 @@ class Reading:
         """The same policy read for one way in only."""
         if channel == self.channel or self.source is None:
             return self
-        return read_policy(self.source, channel, omit=self.omit)
+        return read_policy(self.source, channel, omit=self.omit, coupled=self.coupled)
 
 
 @dataclass
@@ -302,9 +303,13 @@ def _overlap(a: _Endpoint, b: _Endpoint) -> set[int]:
     return set()
 
 
-def _conflict(a: _Endpoint, b: _Endpoint, shared: set[int]) -> str | None:
-    """Why the runtime's selection between two overlapping endpoints matters, if it does."""
-    if frozenset(a.section.allowed_ips) != frozenset(b.section.allowed_ips):
+def _conflict(
+    a: _Endpoint, b: _Endpoint, shared: set[int], *, same_pick: bool = False
+) -> str | None:
+    """Why the runtime's selection between two overlapping endpoints matters, if it does
+    (``same_pick``: the candidate's first configuration is this one's, so the
+    ``allowed_ips`` that apply are the same on both sides)."""
+    if not same_pick and frozenset(a.section.allowed_ips) != frozenset(b.section.allowed_ips):
         return "allowed_ips"  # the first configured endpoint's list applies
     if (
         not a.section.allowed_ips
@@ -334,6 +339,10 @@ def _binary(pattern: str) -> str:
     return "/**" if pattern == "**" else pattern
 
 
+def _slot(item: _Endpoint) -> Slot:
+    return (item.rule_key, item.index)
+
+
 def _plain_l4(item: _Endpoint) -> bool:
     """An L4 endpoint that brings no rules of its own to an inspected connection."""
     section = item.section
@@ -341,7 +350,11 @@ def _plain_l4(item: _Endpoint) -> bool:
 
 
 def read_policy(
-    policy: AuthoredPolicy, channel: Channel = "any", *, omit: frozenset[Slot] = frozenset()
+    policy: AuthoredPolicy,
+    channel: Channel = "any",
+    *,
+    omit: frozenset[Slot] = frozenset(),
+    coupled: frozenset[Slot] = frozenset(),
 ) -> Reading:
     """Both bounds of a policy that passed ``shape_problem(..., extended=True)``.
 
@@ -353,6 +366,15 @@ def read_policy(
 
     ``omit`` leaves endpoints out (by rule key and index; the others keep their index):
     those that two policies share and that no other endpoint touches.
+
+    ``coupled`` reads a *boundary* against one candidate whose endpoints in those slots
+    have the same configuration (see ``prover.extended.check.coupled_endpoints``): the
+    runtime then picks the same first configuration on both sides, so overlapping
+    ``allowed_ips`` apply alike, and the boundary's lower bound keeps those grants with
+    the candidate's upper bound's reading of the address (some endpoint admits it).
+    Sound only for that comparison: the candidate allows an action under a pick only if
+    its grants and that pick's address check allow it, and the boundary has the same
+    address check.
     """
     items: list[_Endpoint] = []
     for rule_index, (key, rule) in enumerate(policy.network_policies.items()):
@@ -382,7 +404,8 @@ def read_policy(
                 seen.add((first, second))
                 a, b = items[first], items[second]
                 shared = _overlap(a, b)
-                why = _conflict(a, b, shared) if shared else None
+                same_pick = {_slot(a), _slot(b)} <= coupled
+                why = _conflict(a, b, shared, same_pick=same_pick) if shared else None
                 if why is None:
                     continue
                 named = (
@@ -484,6 +507,7 @@ def read_policy(
         skip=any(item.handling == ("tls-skip",) for item in items),
         source=policy,
         omit=omit,
+        coupled=coupled,
     )
 
 

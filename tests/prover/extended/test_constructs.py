@@ -221,6 +221,29 @@ def test_shared_endpoints_that_nothing_else_touches_are_left_out() -> None:
     assert check_boundary(touched, wider).outcome.verdict is not Verdict.WITHIN
 
 
+IPS_A = (
+    "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, "
+    "allowed_ips: [10.0.1.0/24], rules: [{allow: {method: GET, path: /a}}%s]}"
+)
+IPS_B = (
+    "{host: '*.x.com', port: 443, protocol: rest, enforcement: enforce, "
+    "allowed_ips: [10.0.2.0/24], access: read-only}"
+)
+
+
+def test_the_same_pick_on_both_sides_keeps_overlapping_allowed_ips_grants() -> None:
+    """Two overlapping endpoints with different allowed_ips: which list applies is the
+    runtime's pick, the same in both policies when their configurations agree."""
+    wider = policy(IPS_A % ", {allow: {method: POST, path: /b}}", IPS_B)
+    narrower = policy(IPS_A % "", IPS_B)
+    assert check_boundary(narrower, wider).outcome.verdict is Verdict.WITHIN
+    # (No single address is surely allowed under every pick: not an exceed either.)
+    assert check_boundary(wider, narrower).outcome.verdict is Verdict.UNSUPPORTED
+    # Another configuration in the candidate (its own list) may be picked differently.
+    moved = policy(IPS_A.replace("10.0.1.0/24", "10.0.3.0/24") % "", IPS_B)
+    assert check_boundary(moved, wider).outcome.verdict is not Verdict.WITHIN
+
+
 def test_legacy_inference_routes_narrow_by_subset() -> None:
     both = "version: 1\ninference: {allowed_routes: [local, cloud]}\n"
     one = "version: 1\ninference: {allowed_routes: [local]}\n"
