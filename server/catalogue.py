@@ -50,8 +50,11 @@ REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
         "outside sandbox/root/uid, middlewares that differ from the boundary's, an opaque "
         "endpoint (websocket, MCP, JSON-RPC, GraphQL, SQL, credential injection) without an "
         "identical boundary endpoint or raw L4 access covering it, or overlapping endpoints "
-        "whose answer depends on which one the runtime selects (reason names them). With "
-        "--reference-semantics: everything outside the reference model.",
+        "whose answer depends on which one the runtime selects (reason names them), or a "
+        "REST endpoint the runtime's validator refuses (both or neither of access and "
+        "rules). Endpoints identical on both sides that no other endpoint touches are "
+        "never the cause. With --reference-semantics: everything outside the reference "
+        "model.",
         "Remove or rewrite the construct named in reason: give an opaque endpoint the "
         "boundary's exact configuration, make overlapping endpoints agree (same protocol, "
         "enforcement, tls and allowed_ips), keep run_as_user/run_as_group identical to the "
