@@ -21,6 +21,7 @@ identical on both sides: the same middleware then filters the same traffic.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
@@ -29,6 +30,7 @@ from prover.budget import Budget
 from prover.checks.boundary import check_models, check_network
 from prover.concrete import allows
 from prover.concrete.glob import host_matches
+from prover.concrete.ip import host_ip_literal, same_address
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.extended.reading import Opaque, Reading, Slot, read_policy
 from prover.model import Filesystem, NetworkAction, Policy, Rule
@@ -86,6 +88,34 @@ def _decide(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
     return CheckOutcome.within(decided_by="+".join(decided) or None)
 
 
+def _with_possible_host(
+    outcome: CheckOutcome, cand: Reading, bound: Reading, *, exact: bool
+) -> CheckOutcome:
+    """The exceed with a host its address can belong to.
+
+    The reference model never matches an IP-literal host to anything but the same
+    literal; a hostless endpoint (``allowed_ips`` only) matches every host, so the solver
+    may name a literal that cannot resolve to the witness's address. Try that address as
+    the host, then a plain name; if neither replays, the witness is not published.
+    """
+    witness = outcome.counterexample
+    assert isinstance(witness, NetworkCounterexample)
+    literal = host_ip_literal(witness.host)
+    address = ipaddress.ip_address(witness.destination_ip)
+    if literal is None or same_address(address, literal):
+        return outcome
+    for host in (str(address), "witness.example"):
+        moved = witness.model_copy(update={"host": host})
+        action = counterexample_action(moved)
+        if exact:
+            real = allows(cand.upper, action) and not allows(bound.lower, action)
+        else:
+            real = witness_is_real(cand, bound, moved)
+        if real:
+            return outcome.model_copy(update={"counterexample": moved})
+    return CheckOutcome.unsupported(SHAPE, _depends_reason(cand, bound))
+
+
 def _ways(cand: Reading, bound: Reading) -> list[tuple[Reading, Reading]]:
     """Both ways in at once, or each way in alone where a ``tls: skip`` endpoint makes
     a CONNECT tunnel (raw) and plain HTTP through the forward proxy (inspected) differ."""
@@ -99,6 +129,10 @@ def _decide_one(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
     if first.verdict is Verdict.WITHIN:
         return _check_opaque(cand, bound, budget, first)
     exact = cand.exact and bound.exact and not cand.fail_closed
+    if first.verdict is Verdict.EXCEEDS and isinstance(
+        first.counterexample, NetworkCounterexample
+    ):
+        first = _with_possible_host(first, cand, bound, exact=exact)
     if first.reason_code is ReasonCode.INVALID_WITNESS and not exact:
         # A gap between the bounds with no printable witness: look for a real one.
         pass
@@ -111,6 +145,10 @@ def _decide_one(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
         if witness_is_real(cand, bound, witness):
             return first
     second = check_models(cand.lower, bound_envelope(bound), budget)
+    if second.verdict is Verdict.EXCEEDS and isinstance(
+        second.counterexample, NetworkCounterexample
+    ):
+        second = _with_possible_host(second, cand, bound, exact=False)
     if second.verdict is Verdict.EXCEEDS and (
         not isinstance(second.counterexample, NetworkCounterexample)
         or witness_is_real(cand, bound, second.counterexample)
@@ -159,6 +197,9 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
     candidate grant that surely applies accepts its connection and the boundary cannot
     reach that destination at all."""
     action = counterexample_action(witness)
+    literal = host_ip_literal(action.host)
+    if literal is not None and not same_address(action.destination_ip, literal):
+        return False  # an IP-literal host cannot resolve to another address
     if action.protocol == "l4" and _fail_closed_selects(cand, action.host):
         return False  # raw (uninspectable) traffic to this host is refused
     for cand_way, bound_way in _ways(cand, bound):

@@ -55,6 +55,7 @@ from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
 from prover.policy.normalize import filesystem_of, normalize_endpoint, process_fields
 from prover.policy.schema import AuthoredPolicy, EndpointSection
+from prover.policy.shape import rest_rules_problem
 
 Channel = Literal["any", "tunnel", "forward"]
 Slot = tuple[str, int]
@@ -173,6 +174,11 @@ def _any_request(
     )
 
 
+def _any_http(endpoint: Endpoint) -> Endpoint:
+    """Raw access as the forward proxy carries it: any plain-HTTP request."""
+    return replace(endpoint, layer="rest", allow_rules=(HttpRule(method="*", path="**", index=0),))
+
+
 def _reading(
     rule_index: int, rule_key: str, index: int, section: EndpointSection, channel: Channel
 ) -> _Endpoint:
@@ -189,10 +195,21 @@ def _reading(
         # A CONNECT tunnel is forwarded raw, so the candidate may send anything; but the
         # forward proxy still inspects plain-HTTP requests by the endpoint's protocol, so
         # the boundary surely allows only what the inspected endpoint would.
+        item.handling = ("tls-skip",)
+        if (
+            protocol == "rest"
+            and section.enforcement == "enforce"
+            and rest_rules_problem(section, extended=True) is not None
+        ):
+            # Rules outside the model: as a boundary, nothing is sure through it.
+            item.constructs.append("tls: skip with rules outside the model (L4 as a candidate)")
+            item.lower = item.upper if channel == "tunnel" else None
+            if channel == "forward":
+                item.upper = _any_http(item.upper)
+            return item
         inspected = _reading(
             rule_index, rule_key, index, section.model_copy(update={"tls": None}), channel
         )
-        item.handling = ("tls-skip",)
         item.opaque = inspected.opaque
         item.constructs.append(
             "tls: skip (L4 as a candidate; as a boundary only its inspected requests)"
@@ -210,9 +227,7 @@ def _reading(
         if section.access is not None or section.rules or section.enforcement is not None:
             item.constructs.append("REST fields without a protocol (read as L4)")
         if channel == "forward":
-            item.upper = replace(
-                item.upper, layer="rest", allow_rules=(HttpRule(method="*", path="**", index=0),)
-            )
+            item.upper = _any_http(item.upper)
     elif protocol == "rest" and section.enforcement != "enforce":
         item.handling = ("rest", "audit")
         item.upper = _any_request(index, section, host, ports)
@@ -339,6 +354,15 @@ def _binary(pattern: str) -> str:
     return "/**" if pattern == "**" else pattern
 
 
+def _unchecked_path(item: _Endpoint) -> bool:
+    """An opaque audit endpoint with a ``path``: alone it passes every path."""
+    return (
+        item.handling[0] == "opaque"
+        and bool(item.section.path)
+        and item.section.enforcement != "enforce"
+    )
+
+
 def _slot(item: _Endpoint) -> Slot:
     return (item.rule_key, item.index)
 
@@ -390,6 +414,7 @@ def read_policy(
     shadows: dict[int, list[Shadow]] = {}
     drop_denies: set[int] = set()
     credential_conflicts: set[int] = set()
+    path_conflicts: set[int] = set()
     conflicts: list[str] = []
     by_port: dict[int, list[int]] = {}
     for position, item in enumerate(items):
@@ -407,6 +432,13 @@ def read_policy(
                 same_pick = {_slot(a), _slot(b)} <= coupled
                 why = _conflict(a, b, shared, same_pick=same_pick) if shared else None
                 if why is None:
+                    if shared and _configured(a) and _configured(b):
+                        # Alone on a connection a configuration is chosen without a
+                        # selector check, and audit forwards every message; beside
+                        # another, its path selects: messages off the path are refused.
+                        for position, item in ((first, a), (second, b)):
+                            if _unchecked_path(item):
+                                path_conflicts.add(position)
                     continue
                 named = (
                     f"rule '{a.rule_key}' endpoint {a.index} and rule '{b.rule_key}' endpoint "
@@ -476,7 +508,8 @@ def read_policy(
                     grant,
                     binaries=binaries[item.rule_key],
                     in_conflict=position in lose_grants
-                    or (position in credential_conflicts and grant.key.startswith("credential:")),
+                    or (position in credential_conflicts and grant.key.startswith("credential:"))
+                    or position in path_conflicts,
                 )
             )
         constructs.extend(c for c in item.constructs if c not in constructs)

@@ -214,7 +214,7 @@ def _address_problem(ep: EndpointSection) -> str | None:
     return None
 
 
-def _rest_rules_problem(ep: EndpointSection, *, extended: bool) -> str | None:
+def rest_rules_problem(ep: EndpointSection, *, extended: bool) -> str | None:
     """The allow shape and matchers of an enforced REST endpoint."""
     has_access = ep.access is not None
     has_rules = bool(ep.rules)
@@ -265,13 +265,13 @@ def _endpoint_problem(ep: EndpointSection, *, extended: bool = False) -> str | N
         return None
     if extended:
         if protocol == "rest" and ep.enforcement == "enforce" and ep.tls != "skip":
-            return _rest_rules_problem(ep, extended=True)
+            return rest_rules_problem(ep, extended=True)
         return None  # read by prover.extended.reading: audit, tls skip, other protocols
     if protocol != "rest":
         return f"uses protocol '{ep.protocol}'; only L4 TCP and REST are modeled"
     if ep.enforcement != "enforce":
         return "uses REST without enforced inspection"
-    return _rest_rules_problem(ep, extended=False)
+    return rest_rules_problem(ep, extended=False)
 
 
 def _is_ipv4_literal(host: str) -> bool:

@@ -252,3 +252,59 @@ def test_an_audit_endpoint_alone_on_its_connection_forwards_requests_outside_its
     boundary = rest_policy("api.example.com", "[443]", "'*'", "**", selector="/api/**")
     outcome = check_boundary(audit, boundary).outcome
     assert outcome.verdict is not Verdict.WITHIN, outcome
+
+
+def _rule(name: str, binary: str, endpoint: str) -> str:
+    return f"  {name}:\n    binaries: [{{path: {binary}}}]\n    endpoints:\n      - {endpoint}\n"
+
+
+JSONRPC = (
+    "{host: '%s', port: 5432, path: /repos/**, protocol: json-rpc, "
+    "rules: [{allow: {method: eth_call}}]}"
+)
+
+
+def test_an_audit_message_endpoint_beside_another_configuration_checks_its_path() -> None:
+    """Was an unsound ``within_boundary`` (campaign seed 12, pair 647, shrunk): alone on
+    its connection an audit JSON-RPC endpoint forwards messages on any path; in the
+    boundary a second (identical) configuration from a rule matching the same binary makes
+    the runtime select by path, refusing messages off ``/repos/**``."""
+    alone = "version: 1\nnetwork_policies:\n" + _rule("a", "/usr/bin/curl", JSONRPC % "*-api.x.com")
+    beside = alone + _rule("b", "/usr/bin/curl", JSONRPC % "**.x.com")
+    outcome = check_boundary(alone, beside).outcome
+    assert outcome.verdict is not Verdict.WITHIN, outcome
+    other = alone + _rule("c", "/usr/bin/git", "{host: y.com, port: 1}")
+    assert check_boundary(alone, other).outcome.verdict is Verdict.WITHIN
+
+
+def test_tls_skip_rules_outside_the_model_are_read_not_crashed_on() -> None:
+    """Was an internal error (campaign seed 12, pair 1956): a ``tls: skip`` REST endpoint
+    with a glob query value; its rules are read for the forward proxy and are outside the
+    model, so as a boundary nothing is sure through it."""
+    skip = (
+        "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, tls: skip, "
+        "rules: [{allow: {method: GET, path: /a, query: {ref: 'git-*'}}}]}"
+    )
+    raw = "version: 1\nnetwork_policies:\n" + _rule(
+        "r", "/usr/bin/curl", "{host: api.x.com, port: 443}"
+    )
+    boundary = "version: 1\nnetwork_policies:\n" + _rule("r", "/usr/bin/curl", skip)
+    outcome = check_boundary(raw, boundary).outcome
+    assert outcome.verdict is Verdict.UNSUPPORTED, outcome
+    assert check_boundary(boundary, raw).outcome.verdict is Verdict.WITHIN
+
+
+def test_a_witness_host_that_is_an_ip_literal_names_its_own_address() -> None:
+    """Was an ``exceeds_boundary`` whose witness could not happen (campaign seed 12, pair
+    1219): a hostless endpoint matches every host, and the solver named the literal host
+    1.1.1.1 resolving to 8.8.8.8; an IP-literal host cannot resolve elsewhere."""
+    hostless = "{ports: [443], allowed_ips: [8.8.0.0/16]}"
+    literal = "{host: 1.1.1.1, ports: [443], allowed_ips: [8.8.0.0/16]}"
+    candidate = "version: 1\nnetwork_policies:\n" + _rule("r", "/usr/bin/gh", literal)
+    candidate += "    " + "  - " + hostless + "\n"
+    boundary = candidate.replace("/usr/bin/gh", "/usr/bin/curl")
+    outcome = check_boundary(candidate, boundary).outcome
+    assert outcome.verdict is Verdict.EXCEEDS, outcome
+    cex = outcome.counterexample
+    literal_host = cex.host.replace(".", "").isdigit()
+    assert not literal_host or cex.host == cex.destination_ip, cex
