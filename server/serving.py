@@ -16,6 +16,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from server.client_key import ClientKeyMiddleware
 from server.http_security import (
     MAX_REQUEST_BODY_BYTES,
     ASGIApp,
@@ -112,6 +113,7 @@ def build_http_app(server: MCPServer, options: HttpOptions) -> ASGIApp:
         )
     else:
         raise ValueError(f"not an HTTP transport: {options.transport}")
+    app = ClientKeyMiddleware(app)  # fair admission between connections and sessions
     if options.token:
         app = BearerTokenMiddleware(app, options.token)
     return app
