@@ -24,6 +24,7 @@ from server.http_security import (
     allowed_hosts,
     allowed_origins,
 )
+from server.traffic_limits import TrafficLimits, max_bodies_in_flight_from_env
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,13 @@ def build_http_app(server: MCPServer, options: HttpOptions) -> ASGIApp:
         )
     else:
         raise ValueError(f"not an HTTP transport: {options.transport}")
+    sse = options.transport == "sse"
+    app = TrafficLimits(  # bodies in flight, unread SSE answers per session
+        app,
+        sse_path=SSE_PATH if sse else None,
+        message_path=SSE_MESSAGE_PATH if sse else None,
+        max_bodies_in_flight=max_bodies_in_flight_from_env(),
+    )
     app = ClientKeyMiddleware(app)  # fair admission between connections and sessions
     if options.token:
         app = BearerTokenMiddleware(app, options.token)
