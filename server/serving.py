@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -168,6 +169,24 @@ class _NoClientDisconnectTraceback(logging.Filter):
         return True
 
 
+_SESSION_ID = re.compile(
+    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
+class _RedactSessionIds(logging.Filter):
+    """An SSE session id is the session's only secret: the access log's
+    ``POST /messages/?session_id=...`` lines and the SDK's warnings about unknown
+    sessions carry it. Replace every id-shaped token in the record with ``<session>``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = _SESSION_ID.sub("<session>", message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
 def run_http(server: MCPServer, options: HttpOptions) -> None:
     import uvicorn
 
@@ -188,6 +207,8 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
     logging.getLogger("asyncio").addFilter(_RateLimitedAcceptErrors())
     for name in ("mcp.server.streamable_http", "mcp.server.sse"):
         logging.getLogger(name).addFilter(_NoClientDisconnectTraceback())
+    for name in ("uvicorn.access", "mcp.server.sse"):
+        logging.getLogger(name).addFilter(_RedactSessionIds())
     # The SSE transport logs each session id at INFO; an id is a session's only secret.
     sse_log = logging.getLogger("mcp.server.sse")
     if sse_log.getEffectiveLevel() < logging.WARNING:

@@ -156,3 +156,26 @@ def test_a_refused_sse_stream_logs_no_traceback(sse_server: ServerProcess) -> No
     log = sse_server.log()
     assert "Traceback" not in log
     assert "refused an SSE stream" in log
+
+
+def test_session_ids_are_not_logged(sse_server: ServerProcess) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.sse import sse_client
+
+    ids: list[str] = []
+
+    async def session() -> None:
+        url = f"{sse_server.base}/sse"
+        async with Client(sse_client(url, on_session_created=ids.append)) as client:
+            await client.list_tools()
+
+    anyio.run(session)
+    sock, endpoint = _open_stream(sse_server)
+    sock.close()
+    unknown = endpoint.replace(endpoint[-6:], "abcdef")  # a session that does not exist
+    assert _post(sse_server, unknown, {"jsonrpc": "2.0", "id": 1, "method": "ping"})[0] == 404
+    log = sse_server.log()
+    assert ids and "POST /messages/?session_id=<session>" in log
+    for session_id in [*ids, endpoint.rsplit("=", 1)[1], unknown.rsplit("=", 1)[1]]:
+        assert session_id not in log
