@@ -133,9 +133,10 @@ KEEP_ALIVE_TIMEOUT_S = 5
 
 
 class _RateLimitedAcceptErrors(logging.Filter):
-    """At most one "socket.accept() out of system resource" record (with its traceback)
-    per minute: under descriptor exhaustion asyncio logs one per accept attempt, which
-    wrote 73 MB in 15 s."""
+    """At most one "socket.accept() out of system resource" record per minute, without
+    its traceback: under descriptor exhaustion asyncio logs one per accept attempt, which
+    wrote 73 MB in 15 s. Likewise for the accept retries it schedules meanwhile, which
+    fail with a traceback each once the listening socket is closed at shutdown."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -145,7 +146,8 @@ class _RateLimitedAcceptErrors(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         import time
 
-        if "out of system resource" not in str(record.msg):
+        message = str(record.msg)
+        if "out of system resource" not in message and "_start_serving" not in message:
             return True
         now = time.monotonic()
         if now - self._last < 60.0:
@@ -200,9 +202,17 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
         path,
         "required" if options.token else "not configured",
     )
-    from server.connection_guard import MAX_HEADER_BYTES, GuardedH11Protocol, configure_from_env
+    from server.connection_guard import (
+        MAX_HEADER_BYTES,
+        GuardedH11Protocol,
+        configure_from_env,
+        fit_connection_cap_to_descriptors,
+    )
 
     configure_from_env(os.environ)
+    lowered = fit_connection_cap_to_descriptors()
+    if lowered is not None:
+        log.warning("connection cap lowered to %d to fit the descriptor limit (ulimit -n)", lowered)
 
     logging.getLogger("asyncio").addFilter(_RateLimitedAcceptErrors())
     for name in ("mcp.server.streamable_http", "mcp.server.sse"):
