@@ -1,7 +1,7 @@
 """Fair admission under a flood: one client floods slow checks, others make trivial ones.
 
     python benchmarks/load_fairness.py [--transport sse] [--flood 40] [--others 4]
-        [--seconds 20] [--slow-timeout-ms 5000] [--json FILE]
+        [--seconds 20] [--slow-timeout-ms 5000] [--tokens] [--json FILE]
 
 Starts ``policy-prover serve`` on a free loopback port. One client (one SSE session, or
 on streamable HTTP one ``mcp.Client`` whose calls use as many connections as it needs)
@@ -9,7 +9,9 @@ keeps ``--flood`` slow checks (tests/load/slow_pair.yaml, ``--slow-timeout-ms``)
 for ``--seconds``; ``--others`` clients, each its own session, make trivial checks
 (``version: 1`` against itself, no cache) one after another meanwhile. It prints the
 trivial checks' latency percentiles and the flood's lateness (latency and server time
-minus ``timeout_ms``), the figures docs/PERFORMANCE.md records.
+minus ``timeout_ms``), the figures docs/RELIABILITY.md records. With ``--tokens`` the
+server has two bearer tokens, the flood's and the others': over streamable HTTP, where
+a client's concurrent calls use many connections, a token is what names the client.
 
 Traffic goes to 127.0.0.1 only; the run is bounded in time.
 """
@@ -22,24 +24,41 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import anyio
+import httpx2
 from mcp import Client
 from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
 
 from tests.load.driver import Record, percentiles, timed_call
 from tests.load.server_process import ServerProcess, serve_http
 from tests.load.workload import TRIVIAL, Call, slow_pair
 
+FLOOD_TOKEN = "flood-token"
+OTHER_TOKEN = "other-token"
 
-def _client(server: ServerProcess, transport: str) -> Client:
+
+@asynccontextmanager
+async def _client(
+    server: ServerProcess, transport: str, token: str | None
+) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     if transport == "sse":
-        return Client(sse_client(f"{server.base}/sse", sse_read_timeout=600))
-    return Client(server.url)
+        url = f"{server.base}/sse"
+        async with Client(sse_client(url, headers=headers, sse_read_timeout=600)) as client:
+            yield client
+        return
+    timeout = httpx2.Timeout(30, read=600)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
+        async with Client(streamable_http_client(server.url, http_client=http)) as client:
+            yield client
 
 
 async def _flood(client: Client, call: Call, stop_at: float, records: list[Record]) -> None:
@@ -59,7 +78,8 @@ async def run(server: ServerProcess, args: argparse.Namespace) -> dict[str, Any]
     slow = Call("slow", candidate, boundary, timeout_ms=args.slow_timeout_ms)
     flood_records: list[Record] = []
     trivial_records: list[Record] = []
-    async with _client(server, args.transport) as flooder:
+    flood_token, other_token = (FLOOD_TOKEN, OTHER_TOKEN) if args.tokens else (None, None)
+    async with _client(server, args.transport, flood_token) as flooder:
         stop_at = time.monotonic() + args.seconds
         async with anyio.create_task_group() as tg:
             for _ in range(args.flood):
@@ -68,7 +88,7 @@ async def run(server: ServerProcess, args: argparse.Namespace) -> dict[str, Any]
             for _ in range(args.others):
 
                 async def other() -> None:
-                    async with _client(server, args.transport) as client:
+                    async with _client(server, args.transport, other_token) as client:
                         await _trivial(client, stop_at, trivial_records)
 
                 tg.start_soon(other)
@@ -82,6 +102,7 @@ async def run(server: ServerProcess, args: argparse.Namespace) -> dict[str, Any]
         outcomes[key] = outcomes.get(key, 0) + 1
     return {
         "transport": args.transport,
+        "tokens": args.tokens,
         "flood": args.flood,
         "others": args.others,
         "seconds": args.seconds,
@@ -101,13 +122,19 @@ def main() -> int:
     parser.add_argument("--others", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--slow-timeout-ms", type=int, default=5_000)
+    parser.add_argument(
+        "--tokens",
+        action="store_true",
+        help="serve with two bearer tokens, one for the flood and one for the others",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as scratch:
         log = Path(scratch) / "server.log"
         extra = ["--transport", args.transport, "--cache-size", "0"]
-        with serve_http(log, extra=extra) as server:
+        env = {"POLICY_PROVER_TOKEN": f"{FLOOD_TOKEN},{OTHER_TOKEN}"} if args.tokens else None
+        with serve_http(log, extra=extra, env=env) as server:
             figures = anyio.run(run, server, args)
             tracebacks = server.log().count("Traceback")
     figures["server_log_tracebacks"] = tracebacks

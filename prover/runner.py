@@ -49,7 +49,9 @@ LARGE_INPUT_BYTES = 256 * 1024
 LARGE_CHECK_LIMIT = max(1, os.cpu_count() or 1)
 
 #: Extra time after the deadline before the watchdog interrupts a check's solvers.
-WATCHDOG_GRACE_S = 0.05
+WATCHDOG_GRACE_S = 0.01
+#: How often the watchdog repeats the interrupt until the check stops.
+WATCHDOG_REPEAT_S = 0.02
 
 
 def concurrency_limit() -> int:
@@ -150,7 +152,7 @@ async def run_in_worker(
             await done.wait()
         while not done.is_set():
             budget.interrupt_solvers()
-            with anyio.move_on_after(0.05):
+            with anyio.move_on_after(WATCHDOG_REPEAT_S):
                 await done.wait()
 
     async with anyio.create_task_group() as tg:

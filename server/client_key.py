@@ -1,6 +1,7 @@
 """Which client an HTTP request comes from, for fair admission (:mod:`prover.admission`).
 
-A client is a connection: the peer address and port of the request's connection. On
+With several bearer tokens (one per client), a client is a token, named by the token
+middleware. Otherwise a client is a connection: the peer address and port. On
 SSE the tool calls of a session run in the task of its ``GET /sse`` request, so a
 session is one client; on streamable HTTP a connection carries one call at a time, so a
 flood of concurrent calls needs as many connections (bounded by the connection cap).
@@ -26,7 +27,7 @@ class ClientKeyMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and current_client.get() is None:
             peer = scope.get("client")
             if peer:
                 current_client.set(("connection", str(peer[0]), int(peer[1])))

@@ -64,3 +64,53 @@ async def test_a_flooding_session_leaves_room_for_another_sessions_check(
     assert (result.structured_content or {}).get("result") == "within_boundary"
     assert answered_during_flood == []
     assert "Traceback" not in sse_server.log()
+
+
+@pytest.fixture(scope="module")
+def two_token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    log: Path = tmp_path_factory.mktemp("fair-tokens") / "server.log"
+    env = {"POLICY_PROVER_TOKEN": "flood-secret, other-secret"}
+    with serve_http(log, extra=["--cache-size", "0"], env=env) as server:
+        yield server
+
+
+async def test_with_a_token_per_client_a_flood_over_many_connections_is_one_client(
+    two_token_server: ServerProcess,
+) -> None:
+    """Over streamable HTTP a client's concurrent calls use many connections; with one
+    token per client the token names the client, so the flood still holds one share."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    candidate, boundary = slow_pair()
+    flood_answered: list[str] = []
+    url = two_token_server.url
+
+    def client(http: httpx2.AsyncClient) -> Client:
+        return Client(streamable_http_client(url, http_client=http))
+
+    async def slow(flooder: Client) -> None:
+        arguments = {"candidate": candidate, "boundary": boundary, "timeout_ms": 30_000}
+        result = await flooder.call_tool("check_boundary", arguments)
+        flood_answered.append(str((result.structured_content or {}).get("result")))
+
+    timeout = httpx2.Timeout(60, read=120)
+    flood_http = httpx2.AsyncClient(
+        headers={"Authorization": "Bearer flood-secret"}, timeout=timeout
+    )
+    other_http = httpx2.AsyncClient(
+        headers={"Authorization": "Bearer other-secret"}, timeout=timeout
+    )
+    with anyio.fail_after(60):
+        async with flood_http, other_http, client(flood_http) as flooder:
+            async with client(other_http) as other, anyio.create_task_group() as tg:
+                for _ in range(FLOOD):
+                    tg.start_soon(slow, flooder)
+                await anyio.sleep(0.5)  # let the flood's requests in (weaker test if not)
+                arguments = {"candidate": TRIVIAL[0], "boundary": TRIVIAL[1], "timeout_ms": 20_000}
+                result = await other.call_tool("check_boundary", arguments)
+                answered_during_flood = list(flood_answered)
+                tg.cancel_scope.cancel()
+    assert (result.structured_content or {}).get("result") == "within_boundary"
+    assert answered_during_flood == []
+    assert "Traceback" not in two_token_server.log()
