@@ -47,6 +47,7 @@ _REQUEST_ID = b'"id"'
 class _Session:
     outstanding: int = 0
     outstanding_bytes: int = 0
+    alive: bool = True  # False once its stream ended and its counts left the totals
 
 
 class TrafficLimits:
@@ -130,9 +131,19 @@ class TrafficLimits:
         self.outstanding -= count
         self.outstanding_bytes -= freed
 
+    def _undo(self, session: _Session, size: int) -> None:
+        if not session.alive or session.outstanding == 0:
+            return
+        session.outstanding -= 1
+        self.outstanding -= 1
+        freed = min(size, session.outstanding_bytes)
+        session.outstanding_bytes -= freed
+        self.outstanding_bytes -= freed
+
     def _forget(self, session_id: str) -> None:
         session = self.sessions.pop(session_id, None)
         if session is not None:
+            session.alive = False
             self.outstanding -= session.outstanding
             self.outstanding_bytes -= session.outstanding_bytes
 
@@ -209,20 +220,41 @@ class TrafficLimits:
                 received += len(chunk)
                 if received > reserved:  # chunked, or longer than declared
                     self.bodies_in_flight += received - max(reserved, received - len(chunk))
-                if session is not None and not counted and _REQUEST_ID in tail + chunk:
+                if (
+                    session is not None
+                    and session.alive
+                    and not counted
+                    and _REQUEST_ID in tail + chunk
+                ):
                     counted = True  # a request (with an id): its answer will be outstanding
                     session.outstanding += 1
                     self.outstanding += 1
                 tail = chunk[-3:]
-                if session is not None and counted and not message.get("more_body", False):
+                if (
+                    session is not None
+                    and counted
+                    and session.alive
+                    and not message.get("more_body", False)
+                ):
                     session.outstanding_bytes += received
                     self.outstanding_bytes += received
             return message
 
+        status = 0
+
+        async def watching_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message.get("status", 0))
+            await send(message)
+
         try:
-            await self.app(scope, counting_receive, send)
+            await self.app(scope, counting_receive, watching_send if session else send)
         finally:
             self.bodies_in_flight -= max(reserved, received)
+            if session is not None and counted and status != 202:
+                # Not accepted (unparsable, refused): no answer will come on the stream.
+                self._undo(session, received)
 
     async def _refuse(self, send: Send, status: int, error: str, detail: str) -> None:
         self.refused += 1
