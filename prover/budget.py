@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -39,6 +39,8 @@ class Budget:
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._contexts: list[Any] = []
+        #: The client the check runs for (see :mod:`prover.admission`); None: the only one.
+        self.client: Hashable | None = None
 
     # -- queries -----------------------------------------------------------------------
     @property

@@ -13,6 +13,11 @@ limits takes tens of megabytes). Inside a check only the Z3 stage takes one of t
 :mod:`prover.solver_slots`, a bound on CPU. Most checks are decided in milliseconds of
 plain Python, so admitting many at once lets them finish in proportion to their cost
 (the interpreter is shared) instead of queueing behind another client's long solve.
+
+Both admissions are shared fairly between clients (:mod:`prover.admission`): a client
+named by :data:`~prover.admission.current_client` holds at most a quarter of the checks
+admitted at once (and half of the large ones), and a freed slot goes to the waiting
+client that holds the fewest. The client travels with the budget to the solver slots.
 """
 
 from __future__ import annotations
@@ -25,14 +30,15 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
+from prover.admission import FairSlots, current_client, default_share
 from prover.api import BoundaryCheck, check_boundary, sha256_hex, z3_version
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.results import CheckOutcome, Receipt
 
 T = TypeVar("T")
 
-_limiter: anyio.CapacityLimiter | None = None
-_large_limiter: anyio.CapacityLimiter | None = None
+_admission: FairSlots | None = None
+_large_admission: FairSlots | None = None
 #: Checks admitted at once. Below anyio's default pool of 40 worker threads, which the
 #: server also uses for other blocking work.
 DEFAULT_CONCURRENCY_LIMIT = 32
@@ -43,35 +49,41 @@ LARGE_INPUT_BYTES = 256 * 1024
 LARGE_CHECK_LIMIT = max(1, os.cpu_count() or 1)
 
 #: Extra time after the deadline before the watchdog interrupts a check's solvers.
-WATCHDOG_GRACE_S = 0.05
+WATCHDOG_GRACE_S = 0.01
+#: How often the watchdog repeats the interrupt until the check stops.
+WATCHDOG_REPEAT_S = 0.02
 
 
 def concurrency_limit() -> int:
     return _limit
 
 
-def set_concurrency_limit(limit: int) -> None:
-    """Set how many checks may run at once in this process (default: 4 per CPU)."""
-    global _limit, _limiter
+def set_concurrency_limit(limit: int, client_share: int | None = None) -> None:
+    """Set how many checks may run at once in this process (default 32), and how many of
+    them one named client may hold (default: a quarter)."""
+    global _limit
     if limit < 1:
         raise ValueError("concurrency limit must be at least 1")
+    if client_share is not None and client_share < 1:
+        raise ValueError("client share must be at least 1")
     _limit = limit
-    if _limiter is not None:
-        _limiter.total_tokens = limit
+    admission_slots().set_capacity(limit, client_share)
 
 
-def concurrency_limiter() -> anyio.CapacityLimiter:
-    global _limiter
-    if _limiter is None:
-        _limiter = anyio.CapacityLimiter(_limit)
-    return _limiter
+def admission_slots() -> FairSlots:
+    """The process-wide admission of checks, shared fairly between clients."""
+    global _admission
+    if _admission is None:
+        _admission = FairSlots(_limit, default_share(_limit))
+    return _admission
 
 
-def _large_check_limiter() -> anyio.CapacityLimiter:
-    global _large_limiter
-    if _large_limiter is None:
-        _large_limiter = anyio.CapacityLimiter(LARGE_CHECK_LIMIT)
-    return _large_limiter
+def large_admission_slots() -> FairSlots:
+    """The admission of checks with large inputs (half of it per client)."""
+    global _large_admission
+    if _large_admission is None:
+        _large_admission = FairSlots(LARGE_CHECK_LIMIT, max(1, LARGE_CHECK_LIMIT // 2))
+    return _large_admission
 
 
 def _seconds_left(budget: Budget) -> float:
@@ -91,9 +103,12 @@ async def run_in_worker(
     never runs ``func``: :class:`~prover.budget.BudgetExhausted` is raised at the
     deadline, so no work runs late and none runs without a slot.
     """
-    limiters = [concurrency_limiter()]
+    pools = [admission_slots()]
     if input_bytes is None or input_bytes > LARGE_INPUT_BYTES:
-        limiters.insert(0, _large_check_limiter())
+        pools.insert(0, large_admission_slots())
+    client = current_client.get()
+    if budget.client is None:
+        budget.client = client  # the solver slots share between clients too
     result: list[T] = []
     failure: list[BaseException] = []
     done = anyio.Event()
@@ -105,18 +120,18 @@ async def run_in_worker(
             failure.append(exc)
 
     async def worker() -> None:
-        held: list[anyio.CapacityLimiter] = []
+        held: list[FairSlots] = []
         try:
             # Wait for admission only until the deadline: a call queued past it is
             # answered then (the caller turns BudgetExhausted into inconclusive) and its
             # work never runs.
             with anyio.move_on_after(_seconds_left(budget)):
-                for limiter in limiters:
-                    await limiter.acquire()
-                    held.append(limiter)
-            if len(held) < len(limiters):
-                for limiter in reversed(held):  # a large token, held in vain
-                    limiter.release()
+                for pool in pools:
+                    await pool.acquire(client)
+                    held.append(pool)
+            if len(held) < len(pools):
+                for pool in reversed(held):  # a large slot, held in vain
+                    pool.release(client)
                 while not budget.expired and not budget.cancelled:
                     # The timer may fire a hair before the deadline; let it pass, so
                     # that the answer comes at the deadline, not a millisecond before.
@@ -126,8 +141,8 @@ async def run_in_worker(
             try:
                 await anyio.to_thread.run_sync(work)
             finally:
-                for limiter in reversed(held):
-                    limiter.release()
+                for pool in reversed(held):
+                    pool.release(client)
         finally:
             done.set()
 
@@ -137,7 +152,7 @@ async def run_in_worker(
             await done.wait()
         while not done.is_set():
             budget.interrupt_solvers()
-            with anyio.move_on_after(0.05):
+            with anyio.move_on_after(WATCHDOG_REPEAT_S):
                 await done.wait()
 
     async with anyio.create_task_group() as tg:
@@ -197,9 +212,10 @@ def text_bytes(*texts: str | bytes | None) -> int:
 
 __all__ = [
     "DEFAULT_CONCURRENCY_LIMIT",
+    "admission_slots",
     "check_boundary_async",
     "concurrency_limit",
-    "concurrency_limiter",
+    "large_admission_slots",
     "run_in_worker",
     "set_concurrency_limit",
     "text_bytes",

@@ -9,76 +9,93 @@ slots. Z3 releases the GIL while it solves, so the slots are what bound CPU; the
 stages share the interpreter and finish in proportion to their (small) cost.
 
 Waiting is bounded by the check's budget: a check that cannot get a slot before its
-deadline, or is cancelled while waiting, stops with :class:`BudgetExhausted`. Waiters are
-served first come, first served.
+deadline, or is cancelled while waiting, stops with :class:`BudgetExhausted`.
+
+The slots are shared fairly between clients (the budget's ``client``, see
+:mod:`prover.admission`): a named client holds at most half of them, and a freed slot
+goes to the waiter whose client holds the fewest; among equals, first come, first served.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
-from collections import deque
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 
+from prover.admission import ShareBook
 from prover.budget import Budget, BudgetExhausted
 
 #: How often a waiting check looks at its cancel flag (the cancel promise is 100 ms).
 POLL_S = 0.02
 
 
+def _share(capacity: int) -> int:
+    return max(1, capacity // 2)
+
+
 class SolverSlots:
-    """Counting slots with a first-come queue and budget-bounded waiting."""
+    """Counting slots with per-client shares and budget-bounded waiting."""
 
     def __init__(self, capacity: int) -> None:
         if capacity < 1:
             raise ValueError("solver slots must be at least 1")
         self._cond = threading.Condition()
-        self._capacity = capacity
-        self._in_use = 0
-        self._queue: deque[object] = deque()
+        self._book = ShareBook(capacity, _share(capacity))
+        self._waiting: dict[int, Hashable | None] = {}  # arrival -> client
+        self._arrivals = itertools.count()
 
     @property
     def capacity(self) -> int:
-        return self._capacity
+        return self._book.capacity
 
     @property
     def in_use(self) -> int:
         with self._cond:
-            return self._in_use
+            return self._book.in_use
+
+    def held_by(self, client: Hashable | None) -> int:
+        with self._cond:
+            return self._book.held.get(client, 0)
 
     def set_capacity(self, capacity: int) -> None:
         """Change the limit; solves already running keep their slots."""
         if capacity < 1:
             raise ValueError("solver slots must be at least 1")
         with self._cond:
-            self._capacity = capacity
+            self._book.capacity = capacity
+            self._book.share = _share(capacity)
             self._cond.notify_all()
+
+    def _my_turn(self, arrival: int) -> bool:
+        return self._book.next_waiter(self._waiting.items()) == arrival
 
     @contextmanager
     def hold(self, budget: Budget) -> Iterator[None]:
         """Hold one slot for the ``with`` block; raise ``BudgetExhausted`` if the budget
         runs out or is cancelled first."""
-        ticket = object()
+        client = budget.client
         with self._cond:
-            self._queue.append(ticket)
+            arrival = next(self._arrivals)
+            self._waiting[arrival] = client
             try:
-                while not (self._queue[0] is ticket and self._in_use < self._capacity):
+                while not self._my_turn(arrival):
                     budget.checkpoint()
                     self._cond.wait(min(POLL_S, max(0.001, budget.remaining_ms() / 1000.0)))
                 budget.checkpoint()
             except BudgetExhausted:
-                self._queue.remove(ticket)
+                del self._waiting[arrival]
                 self._cond.notify_all()
                 raise
-            self._queue.popleft()
-            self._in_use += 1
+            del self._waiting[arrival]
+            self._book.take(client)
             self._cond.notify_all()  # the next in line may take another free slot
         try:
             yield
         finally:
             with self._cond:
-                self._in_use -= 1
+                self._book.give_back(client)
                 self._cond.notify_all()
 
 

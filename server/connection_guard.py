@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -132,3 +133,45 @@ def configure_from_env(environ: Mapping[str, str]) -> None:
         if value <= 0:
             raise ValueError(f"{name} must be a positive number, got {raw!r}")
         setattr(GuardedH11Protocol, attribute, value)
+
+
+#: Descriptors kept free, besides those open when the server starts, for everything but
+#: client connections, so that the cap is reached before the process runs out of
+#: descriptors and asyncio's accept starts failing.
+RESERVED_DESCRIPTORS = 16
+MIN_CONNECTIONS = 8
+
+
+def fit_connection_cap_to_descriptors() -> int | None:
+    """Raise the soft descriptor limit to the hard one, and lower the connection cap to
+    fit under it; the lowered cap, or None if it fitted.
+
+    A cap above the descriptor limit cannot hold: once descriptors run out, accept
+    fails (asyncio then logged a record per attempt and, at shutdown, thousands of
+    tracebacks) and ``/health`` is refused with everything else.
+    """
+    try:
+        import resource
+    except ImportError:  # not on POSIX: nothing to fit
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return None
+    room = max(MIN_CONNECTIONS, soft - _open_descriptors() - RESERVED_DESCRIPTORS)
+    if GuardedH11Protocol.max_connections <= room:
+        return None
+    GuardedH11Protocol.max_connections = room
+    return room
+
+
+def _open_descriptors() -> int:
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:  # no /proc: assume a few dozen
+        return 32

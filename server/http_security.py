@@ -17,6 +17,8 @@ import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from prover.admission import current_client
+
 TOKEN_ENV = "POLICY_PROVER_TOKEN"
 ALLOWED_HOSTS_ENV = "POLICY_PROVER_ALLOWED_HOSTS"
 
@@ -108,11 +110,18 @@ class BearerTokenMiddleware:
 
     ``/health`` stays open for probes; ``/.well-known/*`` is 404 (no OAuth here); any
     scope but HTTP and lifespan (WebSocket) is refused. The comparison is constant-time.
+
+    ``token`` may list several tokens separated by commas, one per client: each is then
+    a client of its own for fair admission (:data:`prover.admission.current_client`),
+    whatever connections it uses.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        tokens = [item.strip() for item in token.split(",") if item.strip()]
+        if not tokens:
+            raise ValueError("the bearer token is empty")
+        self._expected = [f"Bearer {item}".encode() for item in tokens]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -135,7 +144,13 @@ class BearerTokenMiddleware:
             if name.lower() == b"authorization":
                 supplied = bytes(value)
                 break
-        if hmac.compare_digest(supplied, self._expected):
+        matched = None
+        for index, expected in enumerate(self._expected):  # every one: constant time
+            if hmac.compare_digest(supplied, expected):
+                matched = index
+        if matched is not None:
+            if len(self._expected) > 1:
+                current_client.set(("token", matched))
             await self.app(scope, receive, send)
             return
         await _send_json(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from server.client_key import ClientKeyMiddleware
 from server.http_security import (
     MAX_REQUEST_BODY_BYTES,
     ASGIApp,
@@ -23,6 +25,7 @@ from server.http_security import (
     allowed_hosts,
     allowed_origins,
 )
+from server.traffic_limits import TrafficLimits, max_bodies_in_flight_from_env
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +115,14 @@ def build_http_app(server: MCPServer, options: HttpOptions) -> ASGIApp:
         )
     else:
         raise ValueError(f"not an HTTP transport: {options.transport}")
+    sse = options.transport == "sse"
+    app = TrafficLimits(  # bodies in flight, unread SSE answers per session
+        app,
+        sse_path=SSE_PATH if sse else None,
+        message_path=SSE_MESSAGE_PATH if sse else None,
+        max_bodies_in_flight=max_bodies_in_flight_from_env(),
+    )
+    app = ClientKeyMiddleware(app)  # fair admission between connections and sessions
     if options.token:
         app = BearerTokenMiddleware(app, options.token)
     return app
@@ -122,9 +133,10 @@ KEEP_ALIVE_TIMEOUT_S = 5
 
 
 class _RateLimitedAcceptErrors(logging.Filter):
-    """At most one "socket.accept() out of system resource" record (with its traceback)
-    per minute: under descriptor exhaustion asyncio logs one per accept attempt, which
-    wrote 73 MB in 15 s."""
+    """At most one "socket.accept() out of system resource" record per minute, without
+    its traceback: under descriptor exhaustion asyncio logs one per accept attempt, which
+    wrote 73 MB in 15 s. Likewise for the accept retries it schedules meanwhile, which
+    fail with a traceback each once the listening socket is closed at shutdown."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -134,7 +146,8 @@ class _RateLimitedAcceptErrors(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         import time
 
-        if "out of system resource" not in str(record.msg):
+        message = str(record.msg)
+        if "out of system resource" not in message and "_start_serving" not in message:
             return True
         now = time.monotonic()
         if now - self._last < 60.0:
@@ -158,8 +171,35 @@ class _NoClientDisconnectTraceback(logging.Filter):
         return True
 
 
+_SESSION_ID = re.compile(
+    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
+class _RedactSessionIds(logging.Filter):
+    """An SSE session id is the session's only secret: the access log's
+    ``POST /messages/?session_id=...`` lines and the SDK's warnings about unknown
+    sessions carry it. Replace every id-shaped token in the record with ``<session>``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = _SESSION_ID.sub("<session>", message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
+#: The interpreter's thread switch interval while serving (Python's default: 5 ms). With
+#: dozens of check threads in Python stages, the event loop waited for the GIL long
+#: enough to answer calls past their deadline; at 1 ms, 80 concurrent slow checks
+#: in-process overran by at most 25-53 ms (74-93 ms at 5 ms).
+SWITCH_INTERVAL_S = 0.001
+
+
 def run_http(server: MCPServer, options: HttpOptions) -> None:
     import uvicorn
+
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     app = build_http_app(server, options)
     path = STREAMABLE_HTTP_PATH if options.transport == "streamable-http" else SSE_PATH
@@ -171,13 +211,23 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
         path,
         "required" if options.token else "not configured",
     )
-    from server.connection_guard import MAX_HEADER_BYTES, GuardedH11Protocol, configure_from_env
+    from server.connection_guard import (
+        MAX_HEADER_BYTES,
+        GuardedH11Protocol,
+        configure_from_env,
+        fit_connection_cap_to_descriptors,
+    )
 
     configure_from_env(os.environ)
+    lowered = fit_connection_cap_to_descriptors()
+    if lowered is not None:
+        log.warning("connection cap lowered to %d to fit the descriptor limit (ulimit -n)", lowered)
 
     logging.getLogger("asyncio").addFilter(_RateLimitedAcceptErrors())
     for name in ("mcp.server.streamable_http", "mcp.server.sse"):
         logging.getLogger(name).addFilter(_NoClientDisconnectTraceback())
+    for name in ("uvicorn.access", "mcp.server.sse"):
+        logging.getLogger(name).addFilter(_RedactSessionIds())
     # The SSE transport logs each session id at INFO; an id is a session's only secret.
     sse_log = logging.getLogger("mcp.server.sse")
     if sse_log.getEffectiveLevel() < logging.WARNING:

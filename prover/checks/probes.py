@@ -23,7 +23,13 @@ from dataclasses import replace
 
 from prover.budget import Budget
 from prover.concrete import allows, granting_entries
-from prover.concrete.canonical import is_canonical_host, is_canonical_rest_path, is_http_token
+from prover.concrete.canonical import (
+    is_action_domain_binary,
+    is_action_domain_path,
+    is_canonical_host,
+    is_canonical_rest_path,
+    is_http_token,
+)
 from prover.encode.overlap import EndpointRef
 from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
 
@@ -78,20 +84,33 @@ def _requests(endpoint: Endpoint) -> Iterator[tuple[str | None, str | None, tupl
         yield method, _probe_path(rule, endpoint), query
 
 
+def _probe_port(endpoint: Endpoint) -> int | None:
+    """The first effective port inside the §9.1 action domain (1..65535).
+
+    Port 0 parses (it means "no port" for ``port``) but no connection uses it: a probe
+    on it would be an action outside the domain, which the candidate may list and the
+    boundary not, a false counterexample.
+    """
+    return next((port for port in endpoint.ports if 1 <= port <= 65535), None)
+
+
 def _actions(rule: Rule, endpoint: Endpoint, identity: bool) -> Iterator[NetworkAction]:
     host = _fill(endpoint.host)
-    if not is_canonical_host(host) or not endpoint.ports:
+    port = _probe_port(endpoint)
+    if not is_canonical_host(host) or port is None:
         return
     binary = _fill(rule.binaries[0]) if rule.binaries else DEFAULT_BINARY
+    if identity and not is_action_domain_binary(binary):
+        return
     for method, path, query in _requests(endpoint):
         if method is not None and not is_http_token(method):
             continue
-        if path is not None and not is_canonical_rest_path(path):
+        if path is not None and not (is_canonical_rest_path(path) and is_action_domain_path(path)):
             continue
         for ip in _probe_ips(endpoint):
             yield NetworkAction(
                 host=host,
-                port=endpoint.ports[0],
+                port=port,
                 destination_ip=ip,
                 protocol=endpoint.layer,
                 method=method,

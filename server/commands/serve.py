@@ -118,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
 
     token = (os.environ.get(TOKEN_ENV) or "").strip() or None
     http = args.transport != "stdio"
+    if token is not None and not token.replace(",", "").strip():
+        write(sys.stderr, f"policy-prover: {TOKEN_ENV} lists no token (only commas)\n")
+        return EXIT_USAGE
     if http and not is_loopback(args.host) and token is None:
         write(
             sys.stderr,

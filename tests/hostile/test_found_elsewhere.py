@@ -62,6 +62,41 @@ def test_python_only_allowed_ips_forms_are_invalid(entry: str) -> None:
         f"      - {{host: api.example.com, port: 443, allowed_ips: ['{entry}']}}\n"
         "    binaries:\n      - {path: /usr/bin/curl}\n"
     )
-    check = check_boundary(policy, policy, timeout_ms=10_000)
-    assert check.outcome.verdict is not Verdict.WITHIN
-    assert "allowed_ips" in (check.outcome.reason or "")
+    # Identical policies are within each other under the extended reading whatever they
+    # contain, so the entry is checked where it is not shared: against a boundary
+    # without it, and in the reference reading.
+    boundary = policy.replace(f", allowed_ips: ['{entry}']", "")
+    for check in (
+        check_boundary(policy, boundary, timeout_ms=10_000),
+        check_boundary(policy, policy, timeout_ms=10_000, reference_semantics=True),
+    ):
+        assert check.outcome.verdict is not Verdict.WITHIN
+        assert check.outcome.counterexample is None
+        assert "allowed_ips" in (check.outcome.reason or "")
+
+
+async def test_several_tokens_each_name_a_client(anyio_backend: str) -> None:
+    from prover.admission import current_client
+
+    seen: list[object] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(current_client.get())
+
+    async def send(message: Any) -> None:
+        seen.append(message.get("status"))
+
+    middleware = BearerTokenMiddleware(app, "first, second")
+    for token in (b"first", b"second", b"third", b"first, second"):
+        scope = {
+            "type": "http",
+            "path": "/mcp",
+            "headers": [(b"authorization", b"Bearer " + token)],
+        }
+        await middleware(scope, _no_receive, send)
+    assert seen[:2] == [("token", 0), ("token", 1)]
+    assert seen[2:] == [401, None, 401, None]  # start (401) and body, for each refusal
+
+
+async def _no_receive() -> dict[str, Any]:
+    return {"type": "http.disconnect"}

@@ -117,7 +117,8 @@ def serve_http(
     """A running server; stopped (SIGTERM, then SIGKILL) when the block ends."""
     port = free_port()
     environment = {**os.environ, "PYTHONPATH": REPO_ROOT, **(env or {})}
-    environment.pop("POLICY_PROVER_TOKEN", None)
+    if "POLICY_PROVER_TOKEN" not in (env or {}):
+        environment.pop("POLICY_PROVER_TOKEN", None)
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             serve_command(port, extra),

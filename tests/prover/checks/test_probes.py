@@ -12,7 +12,7 @@ from prover.checks.structural import structural_coverage
 from prover.concrete import network_allows
 from prover.model import Policy
 from tests.prover.checks.test_structural_pairs import _models
-from tests.prover.encode.helpers import endpoint, http, policy, rest, rule
+from tests.prover.encode.helpers import endpoint, http, policy, rest, rule, single
 
 CURL = "/usr/bin/curl"
 
@@ -83,3 +83,30 @@ def test_the_reference_probes_find_what_they_found_without_coverage(
         with_coverage = probe_counterexample(cand, bound, identity, Budget(10_000), covered)
         without = probe_counterexample(cand, bound, identity, Budget(10_000))
         assert with_coverage == without
+
+
+@pytest.mark.parametrize("identity", [False, True])
+def test_probes_stay_in_the_action_domain_port_zero_is_no_port(identity: bool) -> None:
+    # Issue 14: `ports: [0, 443]` against `ports: [443]` was a false exceed on port 0,
+    # an action outside the §9.1 domain (ports 1..65535).
+    bound = single(endpoint("api.example.com", (443,)))
+    cand = single(endpoint("api.example.com", (0, 443)))
+    assert probe_counterexample(cand, bound, identity, Budget(10_000)) is None
+    wider = single(endpoint("api.example.com", (0, 80)))
+    found = probe_counterexample(wider, bound, identity, Budget(10_000))
+    assert found is not None and found.port == 80
+    only_zero = single(endpoint("api.example.com", (0,)))
+    assert probe_counterexample(only_zero, bound, identity, Budget(10_000)) is None
+
+
+def test_port_zero_in_a_candidate_is_not_an_exceed_end_to_end() -> None:
+    from prover.api import check_boundary
+    from prover.results import Verdict
+
+    text = (
+        "version: 1\nnetwork_policies:\n  r:\n    endpoints:\n"
+        "      - {{host: api.example.com, ports: {ports}}}\n"
+        "    binaries:\n      - {{path: /usr/bin/curl}}\n"
+    )
+    check = check_boundary(text.format(ports="[0, 443]"), text.format(ports="[443]"))
+    assert check.outcome.verdict is Verdict.WITHIN

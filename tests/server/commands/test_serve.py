@@ -300,6 +300,17 @@ def test_a_non_loopback_bind_without_a_token_is_refused(
     assert TOKEN_ENV in captured.err and host in captured.err
 
 
+def test_a_token_list_without_a_token_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(TOKEN_ENV, " , ,")
+    code = main(["serve", "--transport", "streamable-http", "--host", "0.0.0.0"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    assert TOKEN_ENV in captured.err and "lists no token" in captured.err
+
+
 @pytest.mark.parametrize("port", ["0", "-1", "65536", "http"])
 def test_an_invalid_port_is_a_usage_error(port: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["serve", "--transport", "streamable-http", "--port", port])
