@@ -35,7 +35,7 @@ from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.extended.reading import Opaque, Reading, Slot, read_policy
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.schema import AuthoredPolicy, EndpointSection
-from prover.policy.shape import shape_problem
+from prover.policy.shape import runtime_refusal, shape_problem
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
 from prover.witness import network_action as counterexample_action
 
@@ -48,8 +48,14 @@ def check_extended(
 ) -> CheckOutcome:
     """The whole extended check on two loaded policies (limits already checked)."""
     if candidate == boundary:
-        # The runtime treats identical policies alike, whatever they contain.
-        return CheckOutcome.within(decided_by="equality")
+        # The runtime treats identical policies alike, whatever they contain; say so
+        # when its validator would refuse them (the sandbox keeps its previous policy).
+        refused = runtime_refusal(candidate)
+        outcome = CheckOutcome.within(decided_by="equality")
+        if refused is not None:
+            note = f"identical policies, but the runtime's validator refuses them: {refused}"
+            outcome = outcome.model_copy(update={"reason": note})
+        return outcome
     if candidate.network_middlewares != boundary.network_middlewares:
         return CheckOutcome.unsupported(SHAPE, _middleware_reason(candidate, boundary))
     extra_routes = _routes(candidate) - _routes(boundary)

@@ -100,3 +100,14 @@ async def test_several_tokens_each_name_a_client(anyio_backend: str) -> None:
 
 async def _no_receive() -> dict[str, Any]:
     return {"type": "http.disconnect"}
+
+
+def test_identical_policies_the_runtime_refuses_are_within_with_a_note() -> None:
+    policy = (
+        "version: 1\nnetwork_policies:\n  r:\n    endpoints:\n"
+        "      - {host: api.example.com, port: 443, allowed_ips: ['10.0.0.1%eth0']}\n"
+        "    binaries:\n      - {path: /usr/bin/curl}\n"
+    )
+    outcome = check_boundary(policy, policy, timeout_ms=10_000).outcome
+    assert outcome.verdict is Verdict.WITHIN
+    assert "validator refuses" in (outcome.reason or "") and "allowed_ips" in outcome.reason
