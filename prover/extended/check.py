@@ -66,13 +66,13 @@ def check_extended(
             f"candidate inference route(s) {shown} are not in the boundary's "
             "inference routes (allowed_routes, or allowed_routing_hints)",
         )
-    omit = shared_endpoints(candidate, boundary)
+    omit = shared_endpoints(candidate, boundary, budget.checkpoint)
     for label, policy in (("boundary", boundary), ("candidate", candidate)):
         # What is left out is decided already, whatever its shape.
         problem = shape_problem(_trimmed(policy, omit), extended=True)
         if problem is not None:
             return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
-    coupled = coupled_endpoints(candidate, boundary) - omit
+    coupled = coupled_endpoints(candidate, boundary, budget.checkpoint) - omit
     cand = read_policy(candidate, omit=omit)
     bound = read_policy(boundary, omit=omit, coupled=coupled)
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs))
@@ -135,9 +135,7 @@ def _decide_one(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
     if first.verdict is Verdict.WITHIN:
         return _check_opaque(cand, bound, budget, first)
     exact = cand.exact and bound.exact and not cand.fail_closed
-    if first.verdict is Verdict.EXCEEDS and isinstance(
-        first.counterexample, NetworkCounterexample
-    ):
+    if first.verdict is Verdict.EXCEEDS and isinstance(first.counterexample, NetworkCounterexample):
         first = _with_possible_host(first, cand, bound, exact=exact)
     if first.reason_code is ReasonCode.INVALID_WITNESS and not exact:
         # A gap between the bounds with no printable witness: look for a real one.
@@ -313,7 +311,9 @@ def _as_policy(base: Policy, grants: list[Opaque], *, raw_l4: bool) -> Policy:
     )
 
 
-def shared_endpoints(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> frozenset[Slot]:
+def shared_endpoints(
+    candidate: AuthoredPolicy, boundary: AuthoredPolicy, checkpoint: Callable[[], None]
+) -> frozenset[Slot]:
     """The endpoints both policies share whose connections no other endpoint touches.
 
     An endpoint at the same place on both sides (rule key and index) with the same
@@ -323,10 +323,12 @@ def shared_endpoints(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> fro
     readings leaves every other connection as it was and spares the analysis the runtime
     selection inside it. Middlewares are already identical when this is used.
     """
-    return _closed_slots(candidate, boundary, lambda a, b: a == b)
+    return _closed_slots(candidate, boundary, lambda a, b: a == b, checkpoint)
 
 
-def coupled_endpoints(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> frozenset[Slot]:
+def coupled_endpoints(
+    candidate: AuthoredPolicy, boundary: AuthoredPolicy, checkpoint: Callable[[], None]
+) -> frozenset[Slot]:
     """The endpoints whose runtime selection is the same on both sides.
 
     Like :func:`shared_endpoints`, but only the configuration must agree (everything
@@ -335,7 +337,7 @@ def coupled_endpoints(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> fr
     the destination check (overlapping ``allowed_ips``), the boundary may keep the
     grants its lower bound drops, against this candidate (see :func:`read_policy`).
     """
-    return _closed_slots(candidate, boundary, lambda a, b: _skeleton(a) == _skeleton(b))
+    return _closed_slots(candidate, boundary, lambda a, b: _skeleton(a) == _skeleton(b), checkpoint)
 
 
 def _skeleton(endpoint: EndpointSection) -> dict[str, object]:
@@ -346,6 +348,7 @@ def _closed_slots(
     candidate: AuthoredPolicy,
     boundary: AuthoredPolicy,
     same: Callable[[EndpointSection, EndpointSection], bool],
+    checkpoint: Callable[[], None],
 ) -> frozenset[Slot]:
     """Slots ``same`` on both sides (with the same rule binaries), closed under overlap:
     every endpoint of either policy that overlaps one of them is one of them."""
@@ -361,28 +364,25 @@ def _closed_slots(
     if not shared:
         return frozenset()
 
-    def connections(policy: AuthoredPolicy) -> list[tuple[Slot, str, frozenset[int]]]:
-        return [
-            ((key, index), (ep.host or "").lower() or ANY_HOST, _ports(ep.port, ep.ports))
-            for key, rule in policy.network_policies.items()
-            for index, ep in enumerate(rule.endpoints)
-        ]
-
-    every = connections(candidate) + connections(boundary)
-    changed = True
-    while changed:
-        changed = False
-        for slot, host, ports in every:
-            if slot in shared:
-                continue
-            touched = {
-                other
-                for other, other_host, other_ports in every
-                if other in shared and ports & other_ports and hosts_intersect(host, other_host)
-            }
-            if touched:
-                shared -= touched
-                changed = True
+    # Per port, every endpoint on it (both policies); then a worklist from the places
+    # that are not shared: whatever they touch is not shared either.
+    on_port: dict[int, list[tuple[Slot, str]]] = defaultdict(list)
+    placed: dict[Slot, list[tuple[str, int]]] = defaultdict(list)
+    for policy in (candidate, boundary):
+        for key, rule in policy.network_policies.items():
+            for index, ep in enumerate(rule.endpoints):
+                host = (ep.host or "").lower() or ANY_HOST
+                for port in _ports(ep.port, ep.ports):
+                    on_port[port].append(((key, index), host))
+                    placed[(key, index)].append((host, port))
+    pending = [place for slot, places in placed.items() if slot not in shared for place in places]
+    while pending:
+        host, port = pending.pop()
+        checkpoint()  # a port's members at a time: bounded by the policy limits
+        for other, other_host in on_port[port]:
+            if other in shared and hosts_intersect(host, other_host):
+                shared.discard(other)
+                pending.extend(placed[other])
     return frozenset(shared)
 
 
