@@ -8,7 +8,7 @@ import random
 from tests.soundness.documents import Operation, choice, endpoints_of
 from tests.soundness.generator import Document, Plan
 
-_OPAQUE = ("websocket", "mcp", "jsonrpc", "graphql", "sql")
+_OPAQUE = ("websocket", "mcp", "json-rpc", "graphql", "sql")
 
 
 def _opaque(doc: Document) -> list[Document]:

@@ -78,7 +78,7 @@ def make_plan(rng: random.Random) -> Plan:
 OPAQUE_RULES: dict[str, tuple[dict[str, Any], ...]] = {
     "websocket": ({"method": "GET", "path": "/ws"}, {"method": "GET", "path": "/socket/**"}),
     "mcp": ({"method": "tools/call", "tool": "search"}, {"method": "tools/list"}),
-    "jsonrpc": ({"method": "eth_call"}, {"method": "eth_getBalance"}),
+    "json-rpc": ({"method": "eth_call"}, {"method": "eth_getBalance"}),
     "graphql": ({"operation_type": "query"}, {"operation_type": "query", "fields": ["viewer"]}),
     "sql": ({"command": "SELECT"}, {"command": "*"}),
 }
@@ -93,7 +93,7 @@ CREDENTIALS: tuple[dict[str, Any], ...] = (
 
 def opaque_config(rng: random.Random) -> Document:
     """An endpoint configuration outside the reference model (protocol, rules, options)."""
-    protocol = rng.choice(("websocket", "mcp", "jsonrpc", "graphql", "sql", "websocket", "mcp"))
+    protocol = rng.choice(("websocket", "mcp", "json-rpc", "graphql", "sql", "websocket", "mcp"))
     config: Document = {"protocol": protocol}
     if rng.random() < 0.8:
         config["enforcement"] = "enforce"

@@ -54,7 +54,7 @@ def test_the_generator_covers_the_constructs_beyond_the_reference_model() -> Non
     for feature in (
         "protocol: websocket",
         "protocol: mcp",
-        "protocol: jsonrpc",
+        "protocol: json-rpc",
         "protocol: graphql",
         "protocol: sql",
         "enforcement: audit",
