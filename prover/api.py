@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
+from prover.environment import Environment, EnvironmentLoadError, Evidence, load_environment
 from prover.errors import PolicyLoadError
 from prover.results import CheckOutcome, ReasonCode, Receipt
 
@@ -50,6 +51,18 @@ def sha256_hex(text: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class _Done(Exception):
+    """Nothing to check: the outcome is already known."""
+
+
+def _environment_sha256(environment: str | bytes | Environment | None) -> str | None:
+    if environment is None:
+        return None
+    if isinstance(environment, Environment):
+        return environment.sha256
+    return sha256_hex(environment)
+
+
 def check_boundary(
     candidate: str | bytes,
     boundary: str | bytes,
@@ -57,6 +70,7 @@ def check_boundary(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
     reference_semantics: bool = False,
+    environment: str | bytes | Environment | None = None,
 ) -> BoundaryCheck:
     """Prove that ``candidate`` allows nothing beyond ``boundary`` (policy texts).
 
@@ -64,13 +78,32 @@ def check_boundary(
     from ``timeout_ms``. ``reference_semantics`` reproduces the reference prover exactly
     (its strict reading and its ``unsupported`` cases); the default is the extended,
     sound analysis that also decides what the runtime does beyond that model.
+    ``environment`` is an environment evidence document (text, or one already loaded):
+    facts about the sandbox image that decide what depends on it; the receipt then
+    carries its SHA-256 and the facts the verdict relied on (``assumptions``).
     """
     from prover.checks.boundary import check_policies
     from prover.policy.loader import load_policy
 
     budget = budget or Budget(timeout_ms)
     outcome: CheckOutcome
+    evidence: Evidence | None = None
+    env_error: str | None = None
+    if environment is not None:
+        try:
+            env = (
+                environment
+                if isinstance(environment, Environment)
+                else load_environment(environment)
+            )
+        except EnvironmentLoadError as exc:
+            env_error = str(exc)
+        else:
+            evidence = Evidence(env)
     try:
+        if env_error is not None:
+            outcome = CheckOutcome.error(env_error)
+            raise _Done
         try:
             # Reading is part of the check: a policy near the size limits takes a few
             # hundred milliseconds to read, so the deadline bounds it too.
@@ -83,7 +116,11 @@ def check_boundary(
             except PolicyLoadError as exc:
                 outcome = CheckOutcome.error(f"invalid boundary policy: invalid policy: {exc}")
             else:
-                outcome = check_policies(cand, bound, budget, reference=reference_semantics)
+                outcome = check_policies(
+                    cand, bound, budget, reference=reference_semantics, evidence=evidence
+                )
+    except _Done:
+        pass
     except BudgetExhausted as exc:
         outcome = CheckOutcome.stopped(exc.cancelled)
     except Exception as exc:  # soundness: an internal failure is never a pass
@@ -102,5 +139,7 @@ def check_boundary(
         decided_by=outcome.decided_by,
         semantics="reference" if reference_semantics else "extended",
         readings=outcome.readings,
+        environment_sha256=_environment_sha256(environment),
+        assumptions=evidence.assumptions if evidence is not None else None,
     )
     return BoundaryCheck(outcome=outcome, receipt=receipt)

@@ -49,8 +49,9 @@ def counterexample_line(cex: object) -> str:
     raise TypeError(f"unknown counterexample type {type(cex).__name__}")
 
 
-def boundary_text(outcome: CheckOutcome) -> str:
-    """The text output of ``check``: one item per line, trailing newline."""
+def boundary_text(outcome: CheckOutcome, receipt: Receipt | None = None) -> str:
+    """The text output of ``check``: one item per line, trailing newline; with a receipt
+    of a check that used environment evidence, its digest and each assumption."""
     lines = [f"result: {outcome.verdict.value}"]
     if outcome.verdict is not Verdict.ERROR:
         lines.append("coverage: domains=" + ",".join(COVERAGE_DOMAINS))
@@ -58,6 +59,9 @@ def boundary_text(outcome: CheckOutcome) -> str:
         lines.append("counterexample: " + counterexample_line(outcome.counterexample))
     if outcome.reason is not None and outcome.verdict is not Verdict.EXCEEDS:
         lines.append(f"reason: {outcome.reason}")
+    if receipt is not None and receipt.environment_sha256 is not None:
+        lines.append(f"environment: sha256={receipt.environment_sha256}")
+        lines.extend(f"assumption: {fact}" for fact in receipt.assumptions or ())
     return "".join(escape_control(line) + "\n" for line in lines)
 
 
@@ -93,5 +97,5 @@ def boundary_report(
         "reason": outcome.reason,
     }
     if receipt is not None:
-        report["receipt"] = receipt.model_dump(mode="json")
+        report["receipt"] = receipt.dump()
     return report

@@ -168,3 +168,21 @@ class Receipt(_Frozen):
     readings: tuple[str, ...] = Field(
         default=(), description="Constructs read beyond the reference model."
     )
+    environment_sha256: str | None = Field(
+        default=None,
+        description="SHA-256 of the environment evidence document the check used; absent "
+        "without one.",
+    )
+    assumptions: tuple[str, ...] | None = Field(
+        default=None,
+        description="With environment evidence: the facts about the sandbox image the "
+        "verdict relies on (empty when it relied on none).",
+    )
+
+    def dump(self) -> dict[str, object]:
+        """The JSON form; the environment fields only when evidence was given."""
+        data: dict[str, object] = self.model_dump(mode="json")
+        if self.environment_sha256 is None:
+            data.pop("environment_sha256", None)
+            data.pop("assumptions", None)
+        return data

@@ -181,14 +181,15 @@ async def check_boundary_async(
     *,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
+    environment: str | bytes | None = None,
 ) -> BoundaryCheck:
     """``check_boundary`` in a worker thread, bounded by the process-wide limit."""
     budget = budget or Budget(timeout_ms)
     try:
         return await run_in_worker(
-            lambda b: check_boundary(candidate, boundary, budget=b),
+            lambda b: check_boundary(candidate, boundary, budget=b, environment=environment),
             budget,
-            input_bytes=text_bytes(candidate, boundary),
+            input_bytes=text_bytes(candidate, boundary, environment),
         )
     except BudgetExhausted as stopped:
         # Never admitted: answered at the deadline without reading the policies.

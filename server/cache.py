@@ -66,13 +66,22 @@ def _as_bytes(text: str | bytes) -> bytes:
     return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
 
 
-def cache_key(candidate: str | bytes, boundary: str | bytes, timeout_ms: int) -> str:
-    """SHA-256 over the tool, the prover version, both texts and the options."""
+def cache_key(
+    candidate: str | bytes,
+    boundary: str | bytes,
+    timeout_ms: int,
+    environment: str | bytes | None = None,
+) -> str:
+    """SHA-256 over the tool, the prover version, both texts and the options (the
+    environment evidence included, when there is one)."""
     digest = hashlib.sha256()
     for part in (b"check_boundary", __version__.encode(), _as_bytes(candidate)):
         _digest_update(digest, part)
     for part in (_as_bytes(boundary), str(timeout_ms).encode()):
         _digest_update(digest, part)
+    if environment is not None:
+        _digest_update(digest, b"environment")
+        _digest_update(digest, _as_bytes(environment))
     # Bytes and text with the same encoding are the same policy, but keep the kinds apart
     # anyway: the receipt of a str input and of a bytes input are computed differently.
     kinds = f"{type(candidate).__name__},{type(boundary).__name__}"
@@ -199,13 +208,19 @@ def cache_for_request(ctx: Any) -> ResultCache | None:
     return cache if cache is not None and cache.enabled else None
 
 
-async def cache_key_async(candidate: str | bytes, boundary: str | bytes, timeout_ms: int) -> str:
+async def cache_key_async(
+    candidate: str | bytes,
+    boundary: str | bytes,
+    timeout_ms: int,
+    environment: str | bytes | None = None,
+) -> str:
     """:func:`cache_key`, hashed in a thread when the texts are large (up to 2 x 4 MiB)."""
-    if len(candidate) + len(boundary) <= _HASH_INLINE_LIMIT:
-        return cache_key(candidate, boundary, timeout_ms)
+    size = len(candidate) + len(boundary) + len(environment or "")
+    if size <= _HASH_INLINE_LIMIT:
+        return cache_key(candidate, boundary, timeout_ms, environment)
     import anyio.to_thread  # here, not at the top: the CLI imports this module at start-up
 
-    return await anyio.to_thread.run_sync(cache_key, candidate, boundary, timeout_ms)
+    return await anyio.to_thread.run_sync(cache_key, candidate, boundary, timeout_ms, environment)
 
 
 __all__ = [

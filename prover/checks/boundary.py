@@ -8,17 +8,21 @@ any doubt end in ``unsupported`` or ``inconclusive``, never ``within_boundary``.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from prover.budget import Budget, BudgetExhausted
 from prover.checks.binary_paths import exact_binary_under_glob, exact_deny_under_glob
 from prover.checks.execution import check_landlock, check_process
 from prover.checks.filesystem import check_filesystem, workdir_problem
 from prover.limits import resource_limit_reason
-from prover.model import Policy
+from prover.model import Policy, Rule
 from prover.policy.normalize import normalize
 from prover.policy.schema import AuthoredPolicy
 from prover.policy.shape import shape_problem
 from prover.results import CheckOutcome, ReasonCode, Verdict
+
+if TYPE_CHECKING:
+    from prover.environment.evidence import Evidence
 
 
 def _projection(policy: Policy) -> Policy:
@@ -49,12 +53,14 @@ def check_policies(
     budget: Budget,
     *,
     reference: bool = False,
+    evidence: Evidence | None = None,
 ) -> CheckOutcome:
     """Run the whole check on two loaded policies under ``budget``.
 
     ``reference`` gives exactly the reference prover's verdicts and reasons; the default
     is the extended analysis (:mod:`prover.extended.check`), which decides soundly much
-    of what the reference reports ``unsupported``.
+    of what the reference reports ``unsupported``. ``evidence`` (environment facts)
+    decides what depends on the sandbox image; the facts used are recorded on it.
     """
     if budget.cancelled:
         return CheckOutcome.stopped(cancelled=True)
@@ -69,27 +75,33 @@ def check_policies(
         if not reference:
             from prover.extended.check import check_extended
 
-            return check_extended(candidate, boundary, budget)
+            return check_extended(candidate, boundary, budget, evidence)
         for label, policy in (("boundary", boundary), ("candidate", candidate)):
             problem = shape_problem(policy)
             if problem is not None:
                 return CheckOutcome.unsupported(
                     ReasonCode.UNSUPPORTED_POLICY_SHAPE, f"{label} policy {problem}"
                 )
-        return check_models(normalize(candidate), normalize(boundary), budget)
+        return check_models(normalize(candidate), normalize(boundary), budget, evidence)
     except BudgetExhausted as exc:
         return CheckOutcome.stopped(exc.cancelled)
 
 
-def check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:
+def check_models(
+    candidate: Policy, boundary: Policy, budget: Budget, evidence: Evidence | None = None
+) -> CheckOutcome:
     """Every domain on two reference-model policies, in the reference's precedence."""
+    if evidence is not None:
+        from prover.environment.apply import with_workdir
+
+        candidate, boundary = with_workdir(candidate, evidence), with_workdir(boundary, evidence)
     workdir = workdir_problem(candidate.filesystem, boundary.filesystem)
     if workdir is not None:
         return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_WORKDIR, workdir)
 
     deferred: list[CheckOutcome] = []
     for stage in (check_process, check_landlock):
-        outcome = stage(candidate, boundary)
+        outcome = stage(candidate, boundary, evidence)
         if outcome is None:
             continue
         if outcome.verdict is Verdict.EXCEEDS:
@@ -99,13 +111,13 @@ def check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOu
     if _projection(candidate) == _projection(boundary):
         return deferred[0] if deferred else CheckOutcome.within(decided_by="equality")
 
-    fs_outcome = check_filesystem(candidate.filesystem, boundary.filesystem)
+    fs_outcome = check_filesystem(candidate.filesystem, boundary.filesystem, evidence)
     if fs_outcome is not None:
         if fs_outcome.verdict is Verdict.EXCEEDS:
             return fs_outcome
         deferred.append(fs_outcome)
 
-    outcome = check_network(candidate, boundary, budget)
+    outcome = check_network(candidate, boundary, budget, evidence)
     if outcome.verdict is not Verdict.WITHIN:
         return outcome
     if deferred:
@@ -113,14 +125,21 @@ def check_models(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOu
     return outcome
 
 
-def check_network(candidate: Policy, boundary: Policy, budget: Budget) -> CheckOutcome:
-    """Both network identity modes and the §9.7 symlink checks, in the reference's order."""
+def check_network(
+    candidate: Policy, boundary: Policy, budget: Budget, evidence: Evidence | None = None
+) -> CheckOutcome:
+    """Both network identity modes and the §9.7 symlink checks, in the reference's order.
+
+    With ``evidence``, a §9.7 ambiguity disappears when every exact binary it concerns
+    (the candidate's for rule 1, the boundary's denying ones for rule 2) names the
+    executable at that very path: the runtime matches resolved executable paths.
+    """
     decided_by: set[str] = set()
     for identity in (False, True):
         budget.checkpoint()
         if identity:
             reason = exact_binary_under_glob(candidate, boundary)
-            if reason is not None:
+            if reason is not None and not _exacts_are_themselves(candidate.rules, evidence):
                 return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
         outcome = _check_network_mode(candidate, boundary, identity=identity, budget=budget)
         if outcome.verdict is not Verdict.WITHIN:
@@ -129,6 +148,17 @@ def check_network(candidate: Policy, boundary: Policy, budget: Budget) -> CheckO
             decided_by.add(outcome.decided_by)
 
     reason = exact_deny_under_glob(candidate, boundary)
-    if reason is not None:
+    denying = tuple(r for r in boundary.rules if any(e.deny_rules for e in r.endpoints))
+    if reason is not None and not _exacts_are_themselves(denying, evidence):
         return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
     return CheckOutcome.within(decided_by="+".join(sorted(decided_by)) or None)
+
+
+def _exacts_are_themselves(rules: tuple[Rule, ...], evidence: Evidence | None) -> bool:
+    """Whether the evidence shows every exact binary of ``rules`` to be no symlink."""
+    if evidence is None:
+        return False
+    from prover.environment.apply import binary_is_itself
+
+    exacts = {b for rule in rules for b in rule.binaries if "*" not in b}
+    return all(binary_is_itself(b, evidence) for b in sorted(exacts))

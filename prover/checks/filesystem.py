@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prover.model import Filesystem
 from prover.results import CheckOutcome, FilesystemCounterexample, ReasonCode
+
+if TYPE_CHECKING:
+    from prover.environment.evidence import Evidence
 
 
 def _covered(path: str, allowed: tuple[str, ...] | list[str]) -> bool:
@@ -24,11 +29,16 @@ def workdir_problem(candidate: Filesystem, boundary: Filesystem) -> str | None:
     return None
 
 
-def check_filesystem(candidate: Filesystem, boundary: Filesystem) -> CheckOutcome | None:
+def check_filesystem(
+    candidate: Filesystem, boundary: Filesystem, evidence: Evidence | None = None
+) -> CheckOutcome | None:
     """An exceed (returned at once), a deferred unsupported outcome, or None.
 
     The boundary's workdir counts as a symbolic write entry: it makes the boundary's
     write set non-empty, so an uncovered path is unresolved rather than an exceed.
+    With ``evidence``, a path that resolves beneath a resolved boundary entry is covered
+    (Landlock grants the hierarchy beneath a directory), and one that every boundary
+    entry provably does not contain is an exceed.
     """
     writes: list[str] = list(boundary.read_write)
     write_set_empty = not writes and not boundary.include_workdir
@@ -43,6 +53,19 @@ def check_filesystem(candidate: Filesystem, boundary: Filesystem) -> CheckOutcom
         for path in paths:
             if _covered(path, allowed):
                 continue
+            if not allowed_empty and evidence is not None:
+                from prover.environment.apply import path_covered
+
+                decided = path_covered(path, allowed, boundary.include_workdir, evidence)
+                if decided is True:
+                    continue
+                if decided is False:
+                    if not _replays(path, allowed, evidence):
+                        return CheckOutcome.inconclusive(
+                            ReasonCode.INVALID_WITNESS,
+                            f"filesystem {access} {path} did not replay with the evidence",
+                        )
+                    allowed_empty = True
             if allowed_empty:
                 return CheckOutcome.exceeds(
                     FilesystemCounterexample(access=access, path=path),
@@ -55,3 +78,13 @@ def check_filesystem(candidate: Filesystem, boundary: Filesystem) -> CheckOutcom
                     "resolution; use matching paths in candidate and boundary",
                 )
     return unresolved
+
+
+def _replays(path: str, allowed: list[str], evidence: Evidence) -> bool:
+    """The concrete replay of an evidence-based exceed: the candidate's own entry grants
+    ``path`` and the boundary's entries surely do not."""
+    from prover.concrete.filesystem import resolved_access
+
+    return resolved_access(path, [path], evidence.resolve_path) is True and (
+        resolved_access(path, allowed, evidence.resolve_path) is False
+    )

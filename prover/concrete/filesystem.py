@@ -13,7 +13,7 @@ without the image: it contributes only when the caller supplies ``workdir``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prover.model import FilesystemAction, Policy
 
@@ -38,3 +38,27 @@ def filesystem_allows(policy: Policy, action: FilesystemAction, workdir: str | N
     if action.access == "read":
         return path_is_covered(action.path, readable_paths(policy, workdir))
     raise ValueError(f"unknown filesystem access {action.access!r}")
+
+
+def resolved_access(
+    path: str, entries: Iterable[str], resolve: Callable[[str], str | None]
+) -> bool | None:
+    """With environment evidence (``resolve`` gives a path's real location, or None where
+    the evidence is silent): True when the exact rule or a resolved entry that is an
+    ancestor of (or equal to) the resolved ``path`` grants it, False when every entry
+    resolves and none does, None otherwise. Landlock grants the hierarchy beneath a
+    directory, so the comparison is on real locations."""
+    listed = tuple(entries)
+    if path_is_covered(path, listed):
+        return True
+    real = resolve(path)
+    if real is None:
+        return None
+    silent = False
+    for entry in listed:
+        target = resolve(entry)
+        if target is None:
+            silent = True
+        elif real == target or target == "/" or real.startswith(target + "/"):
+            return True
+    return None if silent else False

@@ -14,6 +14,7 @@ from typing import Any
 
 from prover.api import sha256_hex
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
+from prover.environment import Environment, EnvironmentLoadError, load_environment
 from prover.errors import PolicyLoadError
 from prover.explain.document import (
     Data,
@@ -112,19 +113,37 @@ def explain(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
     reference_semantics: bool = False,
+    environment: str | bytes | None = None,
 ) -> Explanation:
     """Explain what the candidate allows beyond the boundary and offer a verified fix.
 
     ``result`` is an earlier result to explain (``check_boundary`` JSON, a counterexample
     object or an ``assess_proposal`` result); it is re-verified by a fresh check, which
     is what gets explained. All checks share one deadline (``timeout_ms``, or ``budget``
-    to cancel from another thread). ``reference_semantics`` as for ``check_boundary``.
+    to cancel from another thread). ``reference_semantics`` and ``environment`` as for
+    ``check_boundary``: every check, the fixes' included, uses the same evidence.
     """
     if max_violations < 1:
         raise ValueError("max_violations must be at least 1")
-    session = Session(boundary, budget or Budget(timeout_ms), reference_semantics)
+    session = Session(
+        boundary,
+        budget or Budget(timeout_ms),
+        reference_semantics,
+        environment=_environment(environment),
+    )
     with reading_under(session.budget.checkpoint):
         return _explain(session, candidate, boundary, result, max_violations)
+
+
+def _environment(text: str | bytes | None) -> str | bytes | Environment | None:
+    """The evidence read once for every check of the explanation; a text that does not
+    read is passed on as it is, so that the first check reports the error."""
+    if text is None:
+        return None
+    try:
+        return load_environment(text)
+    except EnvironmentLoadError:
+        return text
 
 
 _OUT_OF_TIME = "the time budget ran out before the explanation finished; raise the timeout"
@@ -139,6 +158,7 @@ def _explain(
 ) -> Explanation:
     prior = read_prior(result)
     first = session.check_texts(candidate, boundary, final=True)
+    receipt = session.last_receipt
     out_of_time = False
     cand_doc = bound_doc = None
     try:
@@ -150,7 +170,10 @@ def _explain(
     base: dict[str, Any] = {
         "result": _explained(first),
         "inputs": InputDigests(
-            candidate_sha256=sha256_hex(candidate), boundary_sha256=sha256_hex(boundary)
+            candidate_sha256=sha256_hex(candidate),
+            boundary_sha256=sha256_hex(boundary),
+            environment_sha256=receipt.environment_sha256 if receipt else None,
+            assumptions=receipt.assumptions if receipt else None,
         ),
         "prior_result": compare_prior(prior, first, candidate, boundary, policies)
         if prior

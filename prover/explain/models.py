@@ -210,6 +210,17 @@ class InputDigests(_Model):
 
     candidate_sha256: str | None
     boundary_sha256: str | None
+    environment_sha256: str | None = Field(
+        default=None,
+        description="SHA-256 of the environment evidence document, when one was given.",
+        exclude_if=lambda value: value is None,
+    )
+    assumptions: tuple[str, ...] | None = Field(
+        default=None,
+        description="With environment evidence: the facts about the sandbox image the "
+        "explained verdict relies on.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class Explanation(_Model):

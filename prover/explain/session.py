@@ -16,8 +16,9 @@ from typing import Any
 
 from prover.api import check_boundary
 from prover.budget import Budget
+from prover.environment import Environment
 from prover.explain.document import Data, dump_text
-from prover.results import CheckOutcome, ReasonCode, Verdict
+from prover.results import CheckOutcome, ReasonCode, Receipt, Verdict
 
 #: Share of the whole time budget kept for the final verification.
 RESERVE_SHARE = 0.25
@@ -58,6 +59,8 @@ class Session:
     boundary_text: str | bytes
     budget: Budget
     reference_semantics: bool = False
+    environment: str | bytes | Environment | None = None
+    last_receipt: Receipt | None = None
     checks_run: int = 0
     time_ran_out: bool = False
     _reserve_ms: int = field(init=False)
@@ -86,12 +89,15 @@ class Session:
             self.time_ran_out = True
             return CheckOutcome.stopped(cancelled=False)
         self.checks_run += 1
-        outcome = check_boundary(
+        check = check_boundary(
             candidate,
             boundary,
             budget=StepBudget(self.budget, timeout),
             reference_semantics=self.reference_semantics,
-        ).outcome
+            environment=self.environment,
+        )
+        self.last_receipt = check.receipt
+        outcome = check.outcome
         if outcome.reason_code in (ReasonCode.SOLVER_TIMEOUT, ReasonCode.CANCELLED):
             self.time_ran_out = True
         return outcome

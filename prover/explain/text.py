@@ -192,6 +192,9 @@ def render_text(explanation: Explanation) -> str:
     if e.result.reason_code:
         lines.append(f"reason: {e.result.reason_code}: {e.result.reason}")
     lines.append(f"summary: {e.summary}")
+    if e.inputs.environment_sha256 is not None:
+        lines.append(f"environment: sha256={e.inputs.environment_sha256}")
+        lines.extend(f"assumption: {fact}" for fact in e.inputs.assumptions or ())
     if e.prior_result is not None:
         lines.append(f"given result ({e.prior_result.kind}): {e.prior_result.note}")
     lines += ["", e.explanation, ""]

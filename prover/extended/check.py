@@ -25,6 +25,7 @@ import ipaddress
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from prover.budget import Budget
 from prover.checks.boundary import check_models, check_network
@@ -39,12 +40,18 @@ from prover.policy.shape import runtime_refusal, shape_problem
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
 from prover.witness import network_action as counterexample_action
 
+if TYPE_CHECKING:
+    from prover.environment.evidence import Evidence
+
 SHAPE = ReasonCode.UNSUPPORTED_POLICY_SHAPE
 _NO_FILES = Filesystem(include_workdir=False, read_only=(), read_write=())
 
 
 def check_extended(
-    candidate: AuthoredPolicy, boundary: AuthoredPolicy, budget: Budget
+    candidate: AuthoredPolicy,
+    boundary: AuthoredPolicy,
+    budget: Budget,
+    evidence: Evidence | None = None,
 ) -> CheckOutcome:
     """The whole extended check on two loaded policies (limits already checked)."""
     if candidate == boundary:
@@ -76,16 +83,18 @@ def check_extended(
     cand = read_policy(candidate, omit=omit)
     bound = read_policy(boundary, omit=omit, coupled=coupled)
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs))
-    outcome = _decide(cand, bound, budget)
+    outcome = _decide(cand, bound, budget, evidence)
     return outcome.model_copy(update={"readings": readings})
 
 
-def _decide(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
+def _decide(
+    cand: Reading, bound: Reading, budget: Budget, evidence: Evidence | None = None
+) -> CheckOutcome:
     ways = _ways(cand, bound)
     if len(ways) == 1:
-        return _decide_one(cand, bound, budget)
+        return _decide_one(cand, bound, budget, evidence)
     # Within only when within for each way in; one way suffices to exceed.
-    outcomes = [_decide_one(c, b, budget) for c, b in ways]
+    outcomes = [_decide_one(c, b, budget, evidence) for c, b in ways]
     for verdict in (Verdict.EXCEEDS, Verdict.INCONCLUSIVE, Verdict.UNSUPPORTED):
         for outcome in outcomes:
             if outcome.verdict is verdict:
@@ -130,10 +139,12 @@ def _ways(cand: Reading, bound: Reading) -> list[tuple[Reading, Reading]]:
     return [(cand, bound)]
 
 
-def _decide_one(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
-    first = check_models(cand.upper, bound.lower, budget)
+def _decide_one(
+    cand: Reading, bound: Reading, budget: Budget, evidence: Evidence | None = None
+) -> CheckOutcome:
+    first = check_models(cand.upper, bound.lower, budget, evidence)
     if first.verdict is Verdict.WITHIN:
-        return _check_opaque(cand, bound, budget, first)
+        return _check_opaque(cand, bound, budget, first, evidence)
     exact = cand.exact and bound.exact and not cand.fail_closed
     if first.verdict is Verdict.EXCEEDS and isinstance(first.counterexample, NetworkCounterexample):
         first = _with_possible_host(first, cand, bound, exact=exact)
@@ -148,7 +159,7 @@ def _decide_one(cand: Reading, bound: Reading, budget: Budget) -> CheckOutcome:
             return first  # process, Landlock and filesystem are read exactly
         if witness_is_real(cand, bound, witness):
             return first
-    second = check_models(cand.lower, bound_envelope(bound), budget)
+    second = check_models(cand.lower, bound_envelope(bound), budget, evidence)
     if second.verdict is Verdict.EXCEEDS and isinstance(
         second.counterexample, NetworkCounterexample
     ):
@@ -227,7 +238,11 @@ def _fail_closed_selects(reading: Reading, host: str) -> bool:
 
 # -- opaque grants -----------------------------------------------------------------------
 def _check_opaque(
-    cand: Reading, bound: Reading, budget: Budget, modelled: CheckOutcome
+    cand: Reading,
+    bound: Reading,
+    budget: Budget,
+    modelled: CheckOutcome,
+    evidence: Evidence | None = None,
 ) -> CheckOutcome:
     """Every opaque candidate grant, class by class, against what covers it."""
     by_key: dict[str, list[Opaque]] = defaultdict(list)
@@ -238,7 +253,7 @@ def _check_opaque(
         covering = [o for o in bound.opaque if o.key == key and not o.in_conflict]
         boundary = _as_policy(bound.lower, covering, raw_l4=grants[0].l4_covers)
         candidate = _as_policy(cand.upper, grants, raw_l4=False)
-        outcome = check_network(candidate, boundary, budget)
+        outcome = check_network(candidate, boundary, budget, evidence)
         if outcome.verdict is Verdict.WITHIN:
             decided.add("opaque")
             continue

@@ -14,7 +14,11 @@ import sys
 import time
 from typing import Any
 
-from server.commands.options import add_output_option, add_timeout_option
+from server.commands.options import (
+    add_environment_option,
+    add_output_option,
+    add_timeout_option,
+)
 from server.interrupt import call_cancellable
 from server.output import render_json, write
 from server.policy_files import PolicyFileError, read_policy_file
@@ -49,6 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
             "default extended analysis"
         ),
     )
+    add_environment_option(parser)
     add_output_option(parser)
     add_timeout_option(parser, "the check")
     parser.set_defaults(run=run)
@@ -61,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         for role in ("candidate", "boundary"):
             texts[role] = read_policy_file(inputs[role])
+        if args.environment is not None:
+            inputs["environment"] = args.environment
+            texts["environment"] = read_policy_file(args.environment)
     except PolicyFileError as exc:
         return _report_file_error(args, str(exc), inputs, texts, started)
 
@@ -75,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
             texts["boundary"],
             budget=budget,
             reference_semantics=args.reference_semantics,
+            environment=texts.get("environment"),
         ),
         budget.cancel,
     )
@@ -92,7 +101,7 @@ def _report(args: argparse.Namespace, outcome: Any, inputs: dict[str, str], rece
         write(sys.stderr, f"policy-prover: {escape_control(outcome.reason or 'error')}\n")
         return EXIT_ERROR
     else:
-        ok = write(sys.stdout, boundary_text(outcome))
+        ok = write(sys.stdout, boundary_text(outcome, receipt))
     exit_code: int = outcome.exit_code
     return exit_code if ok else EXIT_ERROR
 

@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import Any
 
-from server.commands.options import add_output_option, add_timeout_option
+from server.commands.options import add_environment_option, add_output_option, add_timeout_option
 from server.interrupt import call_cancellable
 from server.output import render_json, write
 from server.policy_files import PolicyFileError, read_policy_file
@@ -52,6 +52,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=20,
         help="find and fix at most N violations (default: 20)",
     )
+    add_environment_option(parser)
     add_timeout_option(parser, "the whole explanation")
     add_output_option(parser)
     parser.set_defaults(run=run)
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         for role in ("candidate", "boundary"):
             texts[role] = read_policy_file(paths[role])
         prior = read_policy_file(args.result) if args.result else None
+        environment = read_policy_file(args.environment) if args.environment else None
     except PolicyFileError as exc:
         return _file_error(args, str(exc), texts)
 
@@ -85,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             result=prior,
             max_violations=args.max_violations,
             budget=budget,
+            environment=environment,
         ),
         budget.cancel,
     )

@@ -34,3 +34,16 @@ def add_output_option(parser: argparse.ArgumentParser | Any) -> None:
         default="text",
         help="output format (default: text)",
     )
+
+
+def add_environment_option(parser: argparse.ArgumentParser | Any) -> None:
+    parser.add_argument(
+        "--environment",
+        metavar="FILE",
+        default=None,
+        help=(
+            "environment evidence document (YAML/JSON, see `policy-prover environment`): "
+            "facts about the sandbox image (working directory, users, symlinks) that decide "
+            "what depends on it; the receipt lists the facts used"
+        ),
+    )

@@ -87,11 +87,25 @@ async def check_boundary(
     ],
     ctx: Context,
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
+    environment: Annotated[
+        str | None,
+        Field(
+            description="Optional environment evidence document (YAML/JSON text: workdir, "
+            "user, users, groups, symlinks, symlinks_complete_beneath) deciding what depends "
+            "on the sandbox image; the receipt then lists the facts used (assumptions). "
+            "Omitted: the server's default, if any; empty: none."
+        ),
+    ] = None,
 ) -> Annotated[CallToolResult, BoundaryCheckResult]:
     from prover import runner
+    from server.environment_default import environment_for_call
+
+    environment = environment_for_call(environment)
 
     cache = cache_for_request(ctx)
-    key = None if cache is None else await cache_key_async(candidate, boundary, timeout_ms)
+    key = None if cache is None else await cache_key_async(
+        candidate, boundary, timeout_ms, environment
+    )
     if cache is not None and key is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -104,7 +118,9 @@ async def check_boundary(
     async with anyio.create_task_group() as tg:
         tg.start_soon(report_progress, ctx, timeout_ms, "checking")
         try:
-            check = await runner.check_boundary_async(candidate, boundary, timeout_ms=timeout_ms)
+            check = await runner.check_boundary_async(
+                candidate, boundary, timeout_ms=timeout_ms, environment=environment
+            )
         except Exception as exc:  # kept as a value: no ExceptionGroup, an isError result
             failure = exc
         finally:
@@ -112,7 +128,7 @@ async def check_boundary(
     if failure is None:
         try:
             document = boundary_report(check.outcome, inputs=INPUTS, receipt=check.receipt)
-            text = boundary_text(check.outcome)
+            text = boundary_text(check.outcome, check.receipt)
         except Exception as exc:
             failure = exc
     if failure is not None:

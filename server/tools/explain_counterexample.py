@@ -98,8 +98,20 @@ async def explain_counterexample(
         ),
     ] = 20,
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
+    environment: Annotated[
+        str | None,
+        Field(
+            description="Optional environment evidence document (YAML/JSON text: workdir, "
+            "user, users, groups, symlinks, symlinks_complete_beneath) deciding what depends "
+            "on the sandbox image; the receipt then lists the facts used (assumptions). "
+            "Omitted: the server's default, if any; empty: none."
+        ),
+    ] = None,
 ) -> Annotated[CallToolResult, Explanation]:
     from prover import runner
+    from server.environment_default import environment_for_call
+
+    environment = environment_for_call(environment)
     from prover.budget import Budget, BudgetExhausted
     from prover.explain import explain, render_text
     from prover.explain.core import explain_stopped
@@ -116,10 +128,14 @@ async def explain_counterexample(
                     result=result,
                     max_violations=max_violations,
                     budget=budget,
+                    environment=environment,
                 ),
                 Budget(timeout_ms),
                 input_bytes=runner.text_bytes(
-                    candidate, boundary, result if isinstance(result, str) else None
+                    candidate,
+                    boundary,
+                    result if isinstance(result, str) else None,
+                    environment,
                 ),
             )
         except BudgetExhausted as exc:  # never admitted: answered at the deadline

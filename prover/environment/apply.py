@@ -1,0 +1,97 @@
+"""Evidence applied to the boundary check's domains: workdir, identity, paths, binaries.
+
+Each function returns what the reference model cannot say without the image, or None
+where the evidence is silent (the caller then keeps today's answer). Every fact used is
+recorded on the :class:`~prover.environment.evidence.Evidence`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from prover.environment.evidence import Evidence
+from prover.environment.identity import contains
+from prover.environment.paths import is_beneath
+from prover.model import Filesystem, Policy
+from prover.results import ProcessCounterexample
+
+
+def with_workdir(policy: Policy, evidence: Evidence) -> Policy:
+    """``include_workdir`` replaced by the image's working directory, read-write."""
+    fs = policy.filesystem
+    workdir = evidence.workdir()
+    if not fs.include_workdir or workdir is None:
+        return policy
+    evidence.rely(f"the image's working directory is {workdir}")
+    read_write = fs.read_write if workdir in fs.read_write else (*fs.read_write, workdir)
+    return replace(
+        policy,
+        filesystem=Filesystem(include_workdir=False, read_only=fs.read_only, read_write=read_write),
+    )
+
+
+def identity_decision(
+    field: str, bound: str, cand: str, evidence: Evidence
+) -> bool | ProcessCounterexample | None:
+    """True when the boundary's identity contains the candidate's, an exceed's
+    counterexample (naming both) when it does not, None when the evidence is silent."""
+    rb = evidence.identity(bound, field)
+    rc = evidence.identity(cand, field)
+    if rb is None or rc is None:
+        return None
+    evidence.rely(*rb.facts, *rc.facts)
+    if contains(rb, rc):
+        return True
+    env = evidence.env
+    default = env.user if field == "run_as_user" else (env.group or env.user)
+    return ProcessCounterexample(
+        field=field,  # type: ignore[arg-type]
+        boundary=bound or default or "",
+        candidate=cand or default or "",
+    )
+
+
+def identity_reason(field: str, bound: str, cand: str, evidence: Evidence) -> str:
+    rb = evidence.identity(bound, field)
+    rc = evidence.identity(cand, field)
+    shown = f"{rb.label} and {rc.label}" if rb and rc else "them"
+    return f"process {field}: the image gives {shown}, different non-root identities"
+
+
+def path_covered(
+    path: str, allowed: tuple[str, ...] | list[str], unknown_entry: bool, evidence: Evidence
+) -> bool | None:
+    """Whether ``path`` resolves beneath a resolved ``allowed`` entry (True), surely not
+    (False: every entry resolves, none is an ancestor), or the evidence is silent (None).
+
+    ``unknown_entry`` says the allowed set has an entry the evidence cannot name (an
+    unresolved workdir): then only True can be decided.
+    """
+    resolved = evidence.resolve_path(path)
+    if resolved is None:
+        return None
+    silent = unknown_entry
+    for entry in allowed:
+        target = evidence.resolve_path(entry)
+        if target is None:
+            silent = True
+            continue
+        if is_beneath(resolved, target):
+            evidence.rely_on_path(path)
+            evidence.rely_on_path(entry)
+            return True
+    if silent:
+        return None
+    evidence.rely_on_path(path)
+    for entry in allowed:
+        evidence.rely_on_path(entry)
+    return False
+
+
+def binary_is_itself(path: str, evidence: Evidence) -> bool:
+    """Whether an exact binary path names the executable at that very path (no symlink
+    on the way or at its end), so that the runtime's resolved executable path is it."""
+    if evidence.resolve_path(path) != path:
+        return False
+    evidence.rely_on_path(path)
+    return True

@@ -1,0 +1,61 @@
+"""The evidence one check uses, and the facts it relied on (the receipt's assumptions).
+
+A check gets one :class:`Evidence` per run. Each rule that decides something from the
+document calls :meth:`Evidence.rely` with the fact it used, so that the receipt lists
+exactly what a verdict depends on; a verdict that used no fact lists none.
+"""
+
+from __future__ import annotations
+
+from prover.environment.document import Environment
+from prover.environment.identity import Resolved, resolve_identity
+from prover.environment.paths import PathResolver
+
+MAX_ASSUMPTIONS = 64
+
+
+class Evidence:
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.paths = PathResolver(env.symlinks, env.complete_beneath)
+        self._facts: dict[str, None] = {}
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        facts = list(self._facts)
+        if len(facts) > MAX_ASSUMPTIONS:
+            extra = len(facts) - MAX_ASSUMPTIONS
+            facts = [*facts[:MAX_ASSUMPTIONS], f"and {extra} more facts of the environment"]
+        return tuple(facts)
+
+    def rely(self, *facts: str) -> None:
+        for fact in facts:
+            self._facts[fact] = None
+
+    def workdir(self) -> str | None:
+        return self.env.workdir
+
+    def identity(self, value: str, field: str) -> Resolved | None:
+        return resolve_identity(value, field, self.env)
+
+    def resolve_path(self, path: str) -> str | None:
+        """``path`` resolved through the listed symlinks, or None where evidence is silent.
+
+        Records nothing: call :meth:`rely_on_path` for a path a decision used.
+        """
+        return self.paths.resolve(path)[0]
+
+    def rely_on_path(self, path: str) -> None:
+        resolved, used = self.paths.resolve(path)
+        for link in used:
+            self.rely(f"{link} is a symlink to {self.env.symlinks[link]}")
+        if resolved is not None:
+            roots = [r for r in self.env.complete_beneath if _covers(r, path, resolved)]
+            if roots:
+                self.rely(f"no unlisted symlinks at or beneath {roots[0]}")
+
+
+def _covers(root: str, *paths: str) -> bool:
+    from prover.environment.paths import is_beneath
+
+    return any(is_beneath(p, root) for p in paths)
