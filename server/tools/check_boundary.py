@@ -103,8 +103,10 @@ async def check_boundary(
     environment = environment_for_call(environment)
 
     cache = cache_for_request(ctx)
-    key = None if cache is None else await cache_key_async(
-        candidate, boundary, timeout_ms, environment
+    key = (
+        None
+        if cache is None
+        else await cache_key_async(candidate, boundary, timeout_ms, environment)
     )
     if cache is not None and key is not None:
         hit = cache.get(key)
