@@ -6,6 +6,10 @@ an empty string uses none.
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
+from pydantic import Field, ValidatorFunctionWrapHandler, WithJsonSchema, WrapValidator
+
 _default: str | None = None
 
 
@@ -19,3 +23,23 @@ def environment_for_call(argument: str | None) -> str | None:
     if argument is None:
         return _default
     return argument or None
+
+
+def _none_or_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return None if value is None else handler(value)
+
+
+#: The tools' ``environment`` argument. Annotated as exactly ``str`` (with null admitted by
+#: a wrap validator), because the SDK JSON-decodes string arguments of any other
+#: annotation, which would turn a JSON evidence document into a mapping and reject it.
+EnvironmentArgument = Annotated[
+    str,
+    WrapValidator(_none_or_text),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+    Field(
+        description="Optional environment evidence document (YAML/JSON text: workdir, user, "
+        "users, groups, symlinks, symlinks_complete_beneath) deciding what depends on the "
+        "sandbox image; the receipt then lists the facts used (assumptions). Omitted: the "
+        "server's default, if any; empty: none."
+    ),
+]

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget
+from prover.environment import Environment, EnvironmentLoadError, load_environment
 from prover.errors import PolicyLoadError, ProposalError
 from prover.policy.loader import load_policy
 from prover.policy.reader import read_policy_data
@@ -128,6 +129,7 @@ def assess_proposal(
     boundary: str | bytes | None = None,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
+    environment: str | bytes | None = None,
 ) -> ProposalAssessment:
     """Assess a proposed network rule against the current effective policy.
 
@@ -138,6 +140,7 @@ def assess_proposal(
     ``boundary`` is an optional policy text the merged policy must stay within. The
     boundary checks (``adds_access`` always, ``boundary`` when given) share one budget:
     ``budget`` if given (to cancel from another thread), else one of ``timeout_ms``.
+    ``environment`` (evidence about the sandbox image) is used by both checks.
 
     Every input is read, and every stage runs, under that budget: when it runs out (or
     is cancelled) before the boundary checks, :class:`~prover.budget.BudgetExhausted`
@@ -159,6 +162,7 @@ def assess_proposal(
     current_data = authored_data(current, "current policy", tick)
     if boundary is not None:
         authored_data(boundary, "boundary policy", tick)
+    evidence = _environment(environment)
     tick()
     receipt: dict[str, Any] = {
         "current_sha256": sha256_of(current),
@@ -168,6 +172,8 @@ def assess_proposal(
         "registry_sha256": sha256_of(registry),
         "mode": mode,
     }
+    if evidence is not None:
+        receipt["environment_sha256"] = evidence.sha256
     warnings = list(proposed.warnings)
     rule_name, rule = proposed.rule_name, proposed.rule
     application_error: str | None = None
@@ -207,7 +213,17 @@ def assess_proposal(
         risks,
         receipt,
     )
-    return with_boundary_verdicts(assessment, current, boundary, budget)
+    return with_boundary_verdicts(assessment, current, boundary, budget, evidence)
+
+
+def _environment(text: str | bytes | None) -> Environment | None:
+    if text is None:
+        return None
+    try:
+        return load_environment(text)
+    except EnvironmentLoadError as exc:
+        detail = exc.message.removeprefix("invalid environment: ")
+        raise EnvironmentLoadError(f"environment document is invalid: {detail}", exc.path) from None
 
 
 def _assemble(

@@ -31,6 +31,17 @@ class ProposalReceipt(BaseModel):
     accepted_risks_sha256: str | None = None
     registry_sha256: str | None = None
     merged_policy_sha256: str | None = None
+    environment_sha256: str | None = Field(
+        default=None,
+        description="SHA-256 of the environment evidence both checks used, when one was given.",
+        exclude_if=lambda value: value is None,
+    )
+    assumptions: tuple[str, ...] | None = Field(
+        default=None,
+        description="With environment evidence: the facts about the sandbox image that "
+        "adds_access relies on (the boundary verdict lists its own).",
+        exclude_if=lambda value: value is None,
+    )
     mode: Mode
     engine: str = ENGINE
 

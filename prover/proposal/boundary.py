@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import TypeAdapter
 
 from prover.budget import Budget
+from prover.environment import Environment
 from prover.proposal.assessment import ProposalAssessment
 from prover.report import boundary_report, counterexample_line
 from prover.results import CheckOutcome, Counterexample, Verdict
@@ -40,13 +41,15 @@ if TYPE_CHECKING:
 BOUNDARY_INPUTS = {"candidate": "merged_policy", "boundary": "boundary"}
 
 
-def _timed_check(candidate: str, boundary: str | bytes, budget: Budget) -> BoundaryCheck:
+def _timed_check(
+    candidate: str, boundary: str | bytes, budget: Budget, environment: Environment | None
+) -> BoundaryCheck:
     """``check_boundary`` on the shared budget; the receipt gets this check's own time."""
     # Imported here: importing the proposal check must not load Z3 until a check runs.
     from prover.api import BoundaryCheck, check_boundary
 
     started = budget.elapsed_ms()
-    check = check_boundary(candidate, boundary, budget=budget)
+    check = check_boundary(candidate, boundary, budget=budget, environment=environment)
     own = round(max(0.0, budget.elapsed_ms() - started), 3)
     return BoundaryCheck(check.outcome, check.receipt.model_copy(update={"elapsed_ms": own}))
 
@@ -84,6 +87,7 @@ def with_boundary_verdicts(
     current: str | bytes,
     boundary: str | bytes | None,
     budget: Budget,
+    environment: Environment | None = None,
 ) -> ProposalAssessment:
     """The assessment with ``adds_access`` and ``boundary`` decided.
 
@@ -95,14 +99,19 @@ def with_boundary_verdicts(
         return assessment
     update: dict[str, Any] = {}
     if boundary is not None:
-        check = _timed_check(merged, boundary, budget)
+        check = _timed_check(merged, boundary, budget, environment)
         update["boundary"] = boundary_report(
             check.outcome, inputs=BOUNDARY_INPUTS, receipt=check.receipt
         )
         if check.outcome.verdict is not Verdict.WITHIN:
             update["needs_review"] = True
-    redundancy = _timed_check(merged, current, budget).outcome
+    redundancy_check = _timed_check(merged, current, budget, environment)
+    redundancy = redundancy_check.outcome
     update["adds_access"] = adds_access_of(redundancy)
+    if environment is not None:
+        update["receipt"] = assessment.receipt.model_copy(
+            update={"assumptions": redundancy_check.receipt.assumptions}
+        )
     if update["adds_access"] is None:
         update["warnings"] = [*assessment.warnings, _undecided_warning(redundancy)]
     return assessment.model_copy(update=update)
@@ -138,4 +147,8 @@ def boundary_lines(assessment: ProposalAssessment) -> list[str]:
             lines.append(f"  counterexample: {escape_control(counterexample_line(cex))}")
         if document.get("reason") is not None and result != Verdict.EXCEEDS.value:
             lines.append(f"  reason: {escape_control(str(document['reason']))}")
+        for fact in (document.get("receipt") or {}).get("assumptions") or ():
+            lines.append(f"  assumption: {escape_control(str(fact))}")
+    for fact in assessment.receipt.assumptions or ():
+        lines.append(f"Assumption (adds_access): {escape_control(str(fact))}")
     return [*lines, ""]

@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import Any
 
-from server.commands.options import add_output_option, add_timeout_option
+from server.commands.options import add_environment_option, add_output_option, add_timeout_option
 from server.interrupt import EXIT_INTERRUPTED, call_cancellable
 from server.output import render_json, write
 from server.policy_files import PolicyFileError, read_policy_file
@@ -36,6 +36,7 @@ ROLES: tuple[tuple[str, str, str], ...] = (
     ("boundary", "--boundary", "boundary policy"),
     ("accepted_risks", "--accepted-risks", "accepted risks"),
     ("registry", "--registry", "registry"),
+    ("environment", "--environment", "environment"),
 )
 
 
@@ -82,6 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default="agent_authored",
         help="who wrote the proposal (default: agent_authored)",
     )
+    add_environment_option(parser)
     add_timeout_option(parser, "the boundary checks")
     add_output_option(parser)
     parser.set_defaults(run=run)
@@ -164,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             registry=texts.get("registry"),
             boundary=texts.get("boundary"),
             budget=budget,
+            environment=texts.get("environment"),
         )
 
     try:

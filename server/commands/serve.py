@@ -81,7 +81,30 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=None,
         help="stderr log level (default: warning on stdio, info on HTTP)",
     )
+    parser.add_argument(
+        "--environment",
+        metavar="FILE",
+        default=None,
+        help="environment evidence document used by every tool call that passes none "
+        "(see `policy-prover environment`)",
+    )
     parser.set_defaults(run=run)
+
+
+def _load_default_environment(path: str) -> str | None:
+    """Read and validate the server's default evidence; the problem, or None."""
+    from prover.environment import EnvironmentLoadError, load_environment
+    from prover.text import escape_control
+    from server.environment_default import set_default_environment
+    from server.policy_files import PolicyFileError, read_policy_file
+
+    try:
+        text = read_policy_file(path)
+        load_environment(text)
+    except (PolicyFileError, EnvironmentLoadError) as exc:
+        return escape_control(str(exc))
+    set_default_environment(text)
+    return None
 
 
 def _port(text: str) -> int:
@@ -128,6 +151,12 @@ def run(args: argparse.Namespace) -> int:
             f"a bearer token; set {TOKEN_ENV}\n",
         )
         return EXIT_USAGE
+
+    if args.environment is not None:
+        problem = _load_default_environment(args.environment)
+        if problem is not None:
+            write(sys.stderr, f"policy-prover: --environment '{args.environment}': {problem}\n")
+            return EXIT_USAGE
 
     from server.serving import (
         HttpOptions,

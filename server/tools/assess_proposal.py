@@ -26,6 +26,7 @@ from pydantic import (
 
 from prover.proposal.assessment import ProposalAssessment
 from server.commands.assess import error_document, stopped_document, stopped_text
+from server.environment_default import EnvironmentArgument
 from server.models import BoundaryCheckResult
 from server.tools.common import internal_error, read_only_annotations, timeout_argument
 
@@ -179,8 +180,12 @@ async def assess_proposal(
         Field(description="Who wrote the rule: agent_authored (default) or mechanistic."),
     ] = "agent_authored",
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
+    environment: EnvironmentArgument = None,
 ) -> Annotated[CallToolResult, AssessProposalResult]:
     from prover import runner
+    from server.environment_default import environment_for_call
+
+    environment = environment_for_call(environment)
     from prover.budget import Budget, BudgetExhausted
     from prover.errors import ProverError
     from prover.proposal import assess_proposal as assess
@@ -206,11 +211,12 @@ async def assess_proposal(
             registry=registry,
             boundary=boundary,
             budget=budget,
+            environment=environment,
         )
 
     try:
         assessment = await runner.run_in_worker(
-            work, Budget(timeout_ms), input_bytes=runner.text_bytes(*given.values())
+            work, Budget(timeout_ms), input_bytes=runner.text_bytes(*given.values(), environment)
         )
         document: dict[str, Any] = assessment.model_dump(mode="json")
         text = render_text(assessment)

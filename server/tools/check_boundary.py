@@ -20,6 +20,7 @@ from pydantic import Field
 
 from prover.report import boundary_report, boundary_text
 from server.cache import attach_cache, cache_for_request, cache_key_async
+from server.environment_default import EnvironmentArgument
 from server.models import BoundaryCheckResult
 from server.tools.common import (
     internal_error,
@@ -87,15 +88,7 @@ async def check_boundary(
     ],
     ctx: Context,
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
-    environment: Annotated[
-        str | None,
-        Field(
-            description="Optional environment evidence document (YAML/JSON text: workdir, "
-            "user, users, groups, symlinks, symlinks_complete_beneath) deciding what depends "
-            "on the sandbox image; the receipt then lists the facts used (assumptions). "
-            "Omitted: the server's default, if any; empty: none."
-        ),
-    ] = None,
+    environment: EnvironmentArgument = None,
 ) -> Annotated[CallToolResult, BoundaryCheckResult]:
     from prover import runner
     from server.environment_default import environment_for_call

@@ -18,6 +18,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from prover.explain.models import Explanation
+from server.environment_default import EnvironmentArgument
 from server.tools.common import (
     internal_error,
     read_only_annotations,
@@ -98,15 +99,7 @@ async def explain_counterexample(
         ),
     ] = 20,
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
-    environment: Annotated[
-        str | None,
-        Field(
-            description="Optional environment evidence document (YAML/JSON text: workdir, "
-            "user, users, groups, symlinks, symlinks_complete_beneath) deciding what depends "
-            "on the sandbox image; the receipt then lists the facts used (assumptions). "
-            "Omitted: the server's default, if any; empty: none."
-        ),
-    ] = None,
+    environment: EnvironmentArgument = None,
 ) -> Annotated[CallToolResult, Explanation]:
     from prover import runner
     from server.environment_default import environment_for_call
