@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "server.commands.check",
     "server.commands.assess",
     "server.commands.explain",
+    "server.commands.environment",
     "server.commands.hook",
     "server.commands.serve",
     "server.commands.demo",
