@@ -62,6 +62,16 @@ def _replays(candidate: str, boundary: str, outcome: object, env: object) -> boo
     )
 
 
+def depends_on_image(outcome: object) -> bool:
+    """An ``unsupported`` outcome whose reason is a fact of the sandbox image."""
+    code = str(getattr(outcome, "reason_code", "") or "")
+    reason = str(getattr(outcome, "reason", "") or "")
+    return code in IMAGE_REASONS or "execution-environment evidence" in reason
+
+
+IMAGE_REASONS = {"unresolved_workdir", "unresolved_filesystem_path", "unresolved_binary_path"}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=0, help="check only the first N candidates")
@@ -77,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     reasons: Counter[str] = Counter()
     transitions: Counter[tuple[str, str]] = Counter()
     exceeds = replayed = 0
+    image_before = image_after = 0
     for entry in candidates:
         for boundary in boundaries:
             old = check_boundary(entry.text, boundary).outcome
@@ -84,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
             before[old.verdict.value] += 1
             after[new.verdict.value] += 1
             transitions[(old.verdict.value, new.verdict.value)] += 1
+            image_before += old.verdict is Verdict.UNSUPPORTED and depends_on_image(old)
+            image_after += new.verdict is Verdict.UNSUPPORTED and depends_on_image(new)
             if new.verdict is Verdict.UNSUPPORTED:
-                reasons[str(new.reason_code)] += 1
+                reasons["image" if depends_on_image(new) else "other"] += 1
             if new.verdict is Verdict.EXCEEDS:
                 exceeds += 1
                 replayed += _replays(entry.text, boundary, new, env)
@@ -96,7 +109,15 @@ def main(argv: list[str] | None = None) -> int:
         share = 100.0 * counts["unsupported"] / pairs if pairs else 0.0
         shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         out.write(f"{label}: unsupported {share:.1f}% ({shown})\n")
-    out.write("still unsupported, by reason: " + str(dict(reasons.most_common())) + "\n")
+    valid = pairs - before["error"]
+    out.write(f"pairs of valid policies: {valid}\n")
+    for label, counts in (("without evidence", before), ("with evidence", after)):
+        share = 100.0 * counts["unsupported"] / valid if valid else 0.0
+        out.write(f"{label}: unsupported {share:.1f}% of valid pairs\n")
+    for label, count in (("without evidence", image_before), ("with evidence", image_after)):
+        share = 100.0 * count / valid if valid else 0.0
+        out.write(f"{label}: unsupported on a fact of the image {count} ({share:.1f}%)\n")
+    out.write("still unsupported, by kind: " + str(dict(reasons.most_common())) + "\n")
     out.write("transitions: " + str(dict(transitions.most_common())) + "\n")
     out.write(f"exceeds with evidence: {exceeds}, replayed: {replayed}\n")
     return 0 if replayed == exceeds else 1

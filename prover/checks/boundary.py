@@ -92,9 +92,16 @@ def check_models(
 ) -> CheckOutcome:
     """Every domain on two reference-model policies, in the reference's precedence."""
     if evidence is not None:
-        from prover.environment.apply import with_workdir
+        from prover.environment.apply import resolved_binaries, with_workdir
 
         candidate, boundary = with_workdir(candidate, evidence), with_workdir(boundary, evidence)
+        resolved = resolved_binaries(candidate, evidence)
+        if resolved is not None:
+            # Within for the resolved binaries is within for the policy as written;
+            # anything else is decided on the policy as written.
+            outcome = check_models(resolved, boundary, budget, evidence)
+            if outcome.verdict is Verdict.WITHIN:
+                return outcome
     workdir = workdir_problem(candidate.filesystem, boundary.filesystem)
     if workdir is not None:
         return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_WORKDIR, workdir)

@@ -95,3 +95,32 @@ def binary_is_itself(path: str, evidence: Evidence) -> bool:
         return False
     evidence.rely_on_path(path)
     return True
+
+
+def resolved_binaries(policy: Policy, evidence: Evidence) -> Policy | None:
+    """The policy with each exact binary that the evidence resolves elsewhere replaced by
+    its real path, in rules without deny rules; None when nothing changes.
+
+    The runtime matches a process's resolved executable (and ancestors'), so such a
+    binary grants either its real path (a runtime that resolves policy paths) or nothing
+    (one that compares them literally): the replaced policy allows at least as much,
+    and a ``within`` proved for it holds for the original. Deny rules are left alone:
+    in the literal reading they would deny nothing, so replacing them could narrow.
+    """
+    changed = False
+    rules = []
+    for rule in policy.rules:
+        if any(e.deny_rules for e in rule.endpoints):
+            rules.append(rule)
+            continue
+        binaries = []
+        for binary in rule.binaries:
+            real = None if "*" in binary else evidence.resolve_path(binary)
+            if real is not None and real != binary:
+                evidence.rely_on_path(binary)
+                binaries.append(real)
+                changed = True
+            else:
+                binaries.append(binary)
+        rules.append(replace(rule, binaries=tuple(dict.fromkeys(binaries))))
+    return replace(policy, rules=tuple(rules)) if changed else None

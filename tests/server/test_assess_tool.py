@@ -70,6 +70,7 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
         "registry",
         "mode",
         "timeout_ms",
+        "environment",
     ]
     assert sorted(tool.input_schema["required"]) == ["current", "proposal"]
     assert properties["credentials"]["anyOf"] == [{"type": "string"}, {"type": "null"}]

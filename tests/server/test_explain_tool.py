@@ -55,7 +55,14 @@ async def test_the_tool_is_listed_read_only_with_input_and_output_schemas() -> N
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     tool = tools[NAME]
     properties = tool.input_schema["properties"]
-    assert list(properties) == ["candidate", "boundary", "result", "max_violations", "timeout_ms"]
+    assert list(properties) == [
+        "candidate",
+        "boundary",
+        "result",
+        "max_violations",
+        "timeout_ms",
+        "environment",
+    ]
     assert sorted(tool.input_schema["required"]) == ["boundary", "candidate"]
     assert properties["max_violations"]["default"] == 20
     assert properties["timeout_ms"]["default"] == 10_000

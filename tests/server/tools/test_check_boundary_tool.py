@@ -45,7 +45,7 @@ async def test_tools_are_listed_with_input_and_output_schemas_and_annotations(mo
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     tool = tools["check_boundary"]
     properties = tool.input_schema["properties"]
-    assert list(properties) == ["candidate", "boundary", "timeout_ms"]
+    assert list(properties) == ["candidate", "boundary", "timeout_ms", "environment"]
     assert sorted(tool.input_schema["required"]) == ["boundary", "candidate"]
     assert properties["timeout_ms"]["default"] == 10_000
     assert properties["timeout_ms"]["minimum"] == 1
