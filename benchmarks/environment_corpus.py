@@ -2,8 +2,8 @@
 
 Every valid policy of ``tests/data/real_policies`` is checked against each of a handful
 of real boundary policies from the same corpus, without and with the evidence document
-of the standard sandbox image (``benchmarks/data/sandbox-environment.yaml``). Prints the
-share of pairs that stay ``unsupported`` before and after, the reasons left, and whether
+of the standard sandbox image (``server/data/sandbox-environment.yaml``, as in the demo).
+Prints the share of pairs that stay ``unsupported`` before and after, the reasons left, and whether
 every ``exceeds_boundary`` replays concretely (with the evidence, through
 :func:`prover.environment.replay.replays_with_environment`; network witnesses of the
 extended analysis through its own replay as well).
@@ -29,7 +29,7 @@ from prover.policy.normalize import filesystem_of, process_fields
 from prover.results import NetworkCounterexample, Verdict
 from tests.corpus import corpus_entries
 
-ENVIRONMENT = Path(__file__).parent / "data" / "sandbox-environment.yaml"
+ENVIRONMENT = Path(__file__).parent.parent / "server" / "data" / "sandbox-environment.yaml"
 
 #: Real policies used as boundaries: broad sandbox policies of several projects.
 BOUNDARIES = (

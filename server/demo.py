@@ -26,9 +26,17 @@ class DemoStep:
     expect: dict[str, Any] | None = None
 
 
+def sandbox_environment() -> str:
+    """The bundled evidence of the standard sandbox image (workdir, users, symlinks)."""
+    from importlib import resources
+
+    node = resources.files("server").joinpath("data", "sandbox-environment.yaml")
+    return node.read_text(encoding="utf-8")
+
+
 def check_boundary_steps() -> list[DemoStep]:
     boundary = boundary_example()
-    return [
+    steps = [
         DemoStep(
             title=f"check_boundary: {candidate.name} against {boundary.name}\n  "
             f"({candidate.description})",
@@ -37,6 +45,21 @@ def check_boundary_steps() -> list[DemoStep]:
         )
         for candidate in candidate_examples()
     ]
+    path = next(c for c in candidate_examples() if c.name == "candidate-unsupported-path")
+    steps.append(
+        DemoStep(
+            title=f"check_boundary: {path.name} again, with environment evidence\n  "
+            "(the image has no symlink there: the subdirectory is within /workspace; the "
+            "receipt lists the facts relied on)",
+            arguments={
+                "candidate": path.text,
+                "boundary": boundary.text,
+                "environment": sandbox_environment(),
+            },
+            expect={"result": "within_boundary", "reason_code": None},
+        )
+    )
+    return steps
 
 
 def explain_counterexample_steps() -> list[DemoStep]:
@@ -171,6 +194,8 @@ async def _run_step(client: Any, tool: str, step: DemoStep, out: TextIO) -> list
     receipt = data.get("receipt")
     if isinstance(receipt, dict):
         _say(out, "receipt: " + _scalar_summary(receipt))
+        for fact in receipt.get("assumptions") or ():
+            _say(out, f"assumption: {fact}")
     if step.expect is not None:
         got = {key: data.get(key) for key in step.expect}
         if got != step.expect:
