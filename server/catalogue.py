@@ -63,20 +63,24 @@ REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
     ReasonCode.UNRESOLVED_WORKDIR: (
         Verdict.UNSUPPORTED,
         "The answer depends on the sandbox image's working directory (include_workdir).",
-        "Make include_workdir match the boundary, or list explicit paths in both policies. "
-        "Note that omitting filesystem_policy means include_workdir: true.",
+        "Make include_workdir match the boundary, or list explicit paths in both policies, "
+        "or pass environment evidence naming the image's workdir (--environment, "
+        "`policy-prover environment`). Note that omitting filesystem_policy means "
+        "include_workdir: true.",
     ),
     ReasonCode.UNRESOLVED_FILESYSTEM_PATH: (
         Verdict.UNSUPPORTED,
         "A candidate path differs from every boundary path of that access kind; paths are "
         "compared exactly because symlinks in the image could alias them.",
-        "Use exactly the boundary's paths (a subset of them) in the candidate.",
+        "Use exactly the boundary's paths (a subset of them) in the candidate, or pass "
+        "environment evidence saying which symlinks the image has (--environment).",
     ),
     ReasonCode.UNRESOLVED_BINARY_PATH: (
         Verdict.UNSUPPORTED,
         "An exact binary path in one policy is covered only by a glob in the other; a "
         "symlink in the image could make it name an executable outside the glob.",
-        "Use the same exact binary paths in candidate and boundary.",
+        "Use the same exact binary paths in candidate and boundary, or pass environment "
+        "evidence saying which symlinks the image has (--environment).",
     ),
     ReasonCode.RESOURCE_LIMIT: (
         Verdict.INCONCLUSIVE,
