@@ -1,7 +1,7 @@
 """The long soundness campaign: random related policy pairs judged by the concrete evaluator.
 
     python benchmarks/soundness_campaign.py --pairs 20000 [--seed N] [--jobs 2]
-        [--start I] [--timeout-ms MS] [--relation-rate R] [--show N]
+        [--start I] [--timeout-ms MS] [--relation-rate R] [--show N] [--evidence-pairs N]
 
 Every pair is rebuilt from (seed, index), so a finding is reproduced with
 ``--seed N --start I --pairs 1``. Prints the count, the mix of verdicts and reason codes,
@@ -32,6 +32,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--relation-rate", type=float, default=1.0)
     parser.add_argument("--show", type=int, default=20, help="findings printed in full")
     parser.add_argument("--progress", type=int, default=1_000, help="print every N pairs")
+    parser.add_argument(
+        "--evidence-pairs",
+        type=int,
+        default=0,
+        help="also run N pairs with environment evidence, judged on a real filesystem",
+    )
     return parser.parse_args(argv)
 
 
@@ -54,7 +60,30 @@ def main(argv: list[str] | None = None) -> int:
     shown = sorted(summary.findings, key=lambda item: (not item[1].unsound, item[0]))
     for index, finding in shown[: args.show]:
         print(f"\n=== pair {index} (seed {args.seed}) ===\n{finding.render()}")
-    return 1 if summary.failing else 0
+    evidence_failures = _evidence_campaign(args) if args.evidence_pairs else 0
+    return 1 if summary.failing or evidence_failures else 0
+
+
+def _evidence_campaign(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from tests.soundness.evidence import run_evidence_pair
+
+    verdicts: Counter[str] = Counter()
+    failures = 0
+    start = time.perf_counter()
+    for index in range(args.start, args.start + args.evidence_pairs):
+        findings, outcome = run_evidence_pair(args.seed, index)
+        verdicts.update(outcome.values())
+        for finding in findings[: max(0, args.show - failures)]:
+            print(f"\n=== evidence pair {index} (seed {args.seed}) ===\n{finding.render()}")
+        failures += len(findings)
+    wall = time.perf_counter() - start
+    print(
+        f"\nevidence pairs: {args.evidence_pairs} (x2 semantics) in {wall:.0f} s; verdicts "
+        f"{dict(verdicts)}; findings {failures}"
+    )
+    return failures
 
 
 if __name__ == "__main__":
