@@ -64,9 +64,42 @@ def filesystem_options(
             options.append(
                 Option("narrow", f"make {cex.path} read-only, as the boundary has it", edits, data)
             )
+    sub = _subdirectory_option(doc, boundary, grants, cex)
+    if sub is not None:
+        options.append(sub)
     data, edits, _ = _filesystem_edits(doc, boundary, grants, narrow=False)
     options.append(Option("remove", f"remove {cex.path} from the candidate", edits, data))
     return options
+
+
+def _subdirectory_option(
+    doc: Loaded, boundary: Policy, grants: list[Grant], cex: FilesystemCounterexample
+) -> Option | None:
+    """Replace the granting entries by the boundary's entries beneath the path (of the
+    access kind). Only environment evidence lets the prover show that this narrows the
+    candidate, so without it the option is rejected and removal is offered instead."""
+    fs = boundary.filesystem
+    entries = fs.read_write if cex.access == "write" else (*fs.read_only, *fs.read_write)
+    prefix = cex.path.rstrip("/") + "/"
+    beneath = [e for e in dict.fromkeys(entries) if e.startswith(prefix)]
+    if not beneath:
+        return None
+    data, edits, _ = _filesystem_edits(doc, boundary, grants, narrow=False)
+    key = "read_write" if cex.access == "write" else "read_only"
+    section = data.get("filesystem_policy")
+    if not isinstance(section, dict):
+        return None
+    listed = section.get(key)
+    for entry in beneath:
+        if listed is None:
+            set_value(data, ("filesystem_policy", key), [entry], edits)
+            listed = section[key]
+        elif entry not in listed:
+            edit = Edit("add", ("filesystem_policy", key, len(listed)), new=entry)
+            listed.append(entry)
+            edits.append(edit)
+    shown = ", ".join(beneath[:3]) + (" ..." if len(beneath) > 3 else "")
+    return Option("narrow", f"narrow {cex.path} to the boundary's {shown} beneath it", edits, data)
 
 
 def process_option(doc: Loaded, cex: ProcessCounterexample) -> Option:

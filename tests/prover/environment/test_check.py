@@ -190,3 +190,19 @@ def test_an_exact_binary_under_a_glob_is_decided_when_it_is_no_symlink() -> None
     outside = "version: 1\nsymlinks: {/usr/bin/curl: /opt/curl}\nsymlinks_complete_beneath: [/]\n"
     check = check_boundary(linked, boundary, environment=outside)
     assert check.outcome.verdict is not Verdict.WITHIN
+
+
+def test_explain_offers_a_subdirectory_with_evidence() -> None:
+    from prover.explain import explain
+
+    candidate = "version: 1\nfilesystem_policy: {read_only: [/usr], read_write: [/workspace]}\n"
+    boundary = (
+        "version: 1\nfilesystem_policy: {read_only: [/usr], read_write: [/workspace/project]}\n"
+    )
+    with_evidence = explain(candidate, boundary, environment=STANDARD)
+    assert with_evidence.fix_verified is True
+    assert with_evidence.fixed_candidate is not None
+    assert "/workspace/project" in with_evidence.fixed_candidate
+    assert with_evidence.inputs.environment_sha256 == load_environment(STANDARD).sha256
+    without = explain(candidate, boundary)
+    assert without.result.result == "unsupported" and not without.fix_verified
