@@ -201,6 +201,8 @@ async def check_boundary_async(
                 z3_version=z3_version(),
                 elapsed_ms=round(budget.elapsed_ms(), 3),
                 decided_by=None,
+                environment_sha256=None if environment is None else sha256_hex(environment),
+                assumptions=None if environment is None else (),
             ),
         )
 

@@ -193,8 +193,11 @@ def _layout(archive: tarfile.TarFile) -> tuple[str, list[str]]:
     raise CollectError("not an image archive: no manifest.json (docker save) or index.json (OCI)")
 
 
-def _layer_entries(handle: IO[bytes], budget: list[int]) -> list[tuple[list[str], _Node]]:
+def _layer_entries(
+    handle: IO[bytes], budget: list[int], tree: _Tree
+) -> list[tuple[list[str], _Node]]:
     entries: list[tuple[list[str], _Node]] = []
+    seen: dict[str, _Node] = {}
     try:
         with tarfile.open(fileobj=handle, mode="r|*") as layer:
             for member in layer:
@@ -202,10 +205,18 @@ def _layer_entries(handle: IO[bytes], budget: list[int]) -> list[tuple[list[str]
                 if budget[0] < 0:
                     raise CollectError(f"the image has more than {MAX_ENTRIES} entries")
                 parts = _clean(member.name)
+                if parts is None:
+                    raise CollectError(f"a layer entry leaves the root: {member.name!r}")
                 if not parts:
                     continue
+                linked = None
+                if member.islnk():  # a hard link is whatever it links to, a symlink too
+                    target = _clean(member.linkname) or []
+                    linked = seen.get("/".join(target)) or tree.lookup(target)
                 if member.issym():
                     node = _Node("l", target=member.linkname)
+                elif linked is not None and linked.kind == "l":
+                    node = _Node("l", target=linked.target)
                 elif member.isdir():
                     node = _Node("d")
                 else:
@@ -215,6 +226,7 @@ def _layer_entries(handle: IO[bytes], budget: list[int]) -> list[tuple[list[str]
                         data = layer.extractfile(member)
                         node.text = data.read().decode("utf-8", "replace") if data else None
                 entries.append((parts, node))
+                seen["/".join(parts)] = node
     except tarfile.TarError as exc:
         raise CollectError(f"a layer is not a readable tar archive: {exc}") from None
     return entries
@@ -246,7 +258,7 @@ def collect_image(path: str, *, progress: Progress | None = None) -> dict[str, A
             handle = archive.extractfile(_member(archive, name))
             if handle is None:
                 raise CollectError(f"layer '{name}' is not a file")
-            entries = _layer_entries(handle, budget)
+            entries = _layer_entries(handle, budget, tree)
             tree.apply(entries)
             if progress is not None:
                 progress(f"layer {number}/{len(layers)}: {len(entries)} entries")

@@ -212,3 +212,34 @@ def test_a_broken_archive_is_a_clear_error(tmp_path: Path) -> None:
         pass
     with pytest.raises(CollectError, match="not an image archive"):
         collect_image(str(empty))
+
+
+def _single_layer_image(path: Path, layer: bytes) -> None:
+    with tarfile.open(path, "w") as tar:
+        _add(tar, "l/layer.tar", layer)
+        _add(tar, "config.json", json.dumps({"config": {}}).encode())
+        manifest = [{"Config": "config.json", "Layers": ["l/layer.tar"]}]
+        _add(tar, "manifest.json", json.dumps(manifest).encode())
+
+
+def test_a_hard_link_to_a_symlink_is_a_symlink_and_defaults_apply(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        link = tarfile.TarInfo("opt/a")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc"
+        tar.addfile(link)
+        hard = tarfile.TarInfo("opt/b")
+        hard.type, hard.linkname = tarfile.LNKTYPE, "opt/a"
+        tar.addfile(hard)
+    archive = tmp_path / "image.tar"
+    _single_layer_image(archive, buffer.getvalue())
+    data = _reads_back(collect_image(str(archive)))
+    assert data["symlinks"] == {"/opt/a": "/etc", "/opt/b": "/etc"}
+    assert (data["workdir"], data["user"]) == ("/", "root")  # Docker's defaults
+
+
+def test_an_entry_leaving_the_root_is_refused(tmp_path: Path) -> None:
+    archive = tmp_path / "image.tar"
+    _single_layer_image(archive, _layer([("../../etc/evil", "f", "x")]))
+    with pytest.raises(CollectError, match="leaves the root"):
+        collect_image(str(archive))
