@@ -209,7 +209,14 @@ def fuzz_tool(call: ToolCall, tool: str, arguments: dict[str, Any]) -> str:
     return f"{tool}:{verdict}"
 
 
-CHECK_TEXT_PREFIXES = ("result: ", "coverage: ", "counterexample: ", "reason: ")
+CHECK_TEXT_PREFIXES = (
+    "result: ",
+    "coverage: ",
+    "counterexample: ",
+    "reason: ",
+    "environment: ",
+    "assumption: ",
+)
 
 
 def _require_one_item_per_line(text: str) -> None:
