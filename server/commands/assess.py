@@ -145,6 +145,8 @@ def stopped_text(document: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     paths: dict[str, str | None] = {role: getattr(args, role) for role, _, _ in ROLES}
+    if paths["environment"] is None:
+        del paths["environment"]  # without evidence the output is as it always was
     try:
         texts = _read_inputs(paths)
     except InvalidInput as exc:
@@ -188,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
 def _read_inputs(paths: dict[str, str | None]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for role, option, _ in ROLES:
-        path = paths[role]
+        path = paths.get(role)
         if path is None:
             continue
         try:
