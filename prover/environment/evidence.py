@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prover.environment.document import Environment
 from prover.environment.identity import Resolved, resolve_identity
-from prover.environment.paths import PathResolver
+from prover.environment.paths import PathResolver, is_beneath
 
 MAX_ASSUMPTIONS = 64
 
@@ -50,12 +50,9 @@ class Evidence:
         for link in used:
             self.rely(f"{link} is a symlink to {self.env.symlinks[link]}")
         if resolved is not None:
-            roots = [r for r in self.env.complete_beneath if _covers(r, path, resolved)]
-            if roots:
-                self.rely(f"no unlisted symlinks at or beneath {roots[0]}")
-
-
-def _covers(root: str, *paths: str) -> bool:
-    from prover.environment.paths import is_beneath
-
-    return any(is_beneath(p, root) for p in paths)
+            # the narrowest complete path at or above each path walked
+            for walked in (path, resolved, *used):
+                roots = [r for r in self.env.complete_beneath if is_beneath(walked, r)]
+                if roots:
+                    narrowest = max(roots, key=len)
+                    self.rely(f"no unlisted symlinks at or beneath {narrowest}")

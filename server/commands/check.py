@@ -77,13 +77,14 @@ def run(args: argparse.Namespace) -> int:
     from prover.budget import Budget
 
     budget = Budget(args.timeout)
+    evidence = {"environment": texts["environment"]} if "environment" in texts else {}
     check = call_cancellable(
         lambda: api.check_boundary(
             texts["candidate"],
             texts["boundary"],
             budget=budget,
             reference_semantics=args.reference_semantics,
-            environment=texts.get("environment"),
+            **evidence,
         ),
         budget.cancel,
     )
