@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     transitions: Counter[tuple[str, str]] = Counter()
     exceeds = replayed = 0
     image_before = image_after = 0
+    image_outcomes: Counter[str] = Counter()
     for entry in candidates:
         for boundary in boundaries:
             old = check_boundary(entry.text, boundary).outcome
@@ -95,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             before[old.verdict.value] += 1
             after[new.verdict.value] += 1
             transitions[(old.verdict.value, new.verdict.value)] += 1
-            image_before += old.verdict is Verdict.UNSUPPORTED and depends_on_image(old)
+            if old.verdict is Verdict.UNSUPPORTED and depends_on_image(old):
+                image_before += 1
+                image_outcomes[new.verdict.value] += 1
             image_after += new.verdict is Verdict.UNSUPPORTED and depends_on_image(new)
             if new.verdict is Verdict.UNSUPPORTED:
                 reasons["image" if depends_on_image(new) else "other"] += 1
@@ -117,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, count in (("without evidence", image_before), ("with evidence", image_after)):
         share = 100.0 * count / valid if valid else 0.0
         out.write(f"{label}: unsupported on a fact of the image {count} ({share:.1f}%)\n")
+    out.write(f"pairs unsupported on an image fact, with evidence: {dict(image_outcomes)}\n")
     out.write("still unsupported, by kind: " + str(dict(reasons.most_common())) + "\n")
     out.write("transitions: " + str(dict(transitions.most_common())) + "\n")
     out.write(f"exceeds with evidence: {exceeds}, replayed: {replayed}\n")
