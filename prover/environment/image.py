@@ -241,8 +241,15 @@ def _user(config: Any) -> tuple[str | None, str | None, str | None]:
     return str(workdir), user or "root", group or None
 
 
-def collect_image(path: str, *, progress: Progress | None = None) -> dict[str, Any]:
-    """The evidence document (data) of the image archive at ``path``."""
+def collect_image(
+    path: str,
+    *,
+    progress: Progress | None = None,
+    workdir: str | None = None,
+    user: str | None = None,
+) -> dict[str, Any]:
+    """The evidence document (data) of the image archive at ``path``; ``workdir`` and
+    ``user`` (``name``, ``uid``, ``name:group``) replace the config's."""
     try:
         archive = tarfile.open(path, "r:*")
     except (OSError, tarfile.TarError) as exc:
@@ -251,7 +258,11 @@ def collect_image(path: str, *, progress: Progress | None = None) -> dict[str, A
         config_name, layers = _layout(archive)
         if len(layers) > MAX_LAYERS:
             raise CollectError(f"the image has more than {MAX_LAYERS} layers")
-        workdir, user, group = _user(_json(archive, config_name))
+        config_workdir, config_user, group = _user(_json(archive, config_name))
+        if user is not None:
+            group = None
+        workdir = workdir or config_workdir
+        user = user or config_user
         tree = _Tree()
         budget = [MAX_ENTRIES]
         for number, name in enumerate(layers, start=1):

@@ -117,13 +117,15 @@ def document(
     if workdir is not None and workdir.startswith("/") and _printable(workdir):
         data["workdir"] = posixpath.normpath(workdir).replace("//", "/")
     if user is not None:
+        if group_name is None and ":" in user:
+            user, _, group_name = user.partition(":")
         data["user"] = user
-        if group_name is None:
+        if not group_name:
+            # The OCI rule: the user's primary group from /etc/passwd, else root's.
             gid = primary_gid(passwd, user)
             names = [name for name, number in groups.items() if number == gid]
-            group_name = names[0] if names else (str(gid) if gid is not None else None)
-        if group_name is not None:
-            data["group"] = group_name
+            group_name = names[0] if names else str(gid if gid is not None else 0)
+        data["group"] = group_name
     data["users"] = users
     data["groups"] = groups
     data["symlinks"] = dict(sorted(symlinks.items()))

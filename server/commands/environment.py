@@ -35,7 +35,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--image", metavar="FILE", help="an image archive: docker save or an OCI layout tar"
     )
     parser.add_argument("--workdir", metavar="W", help="the working directory (absolute)")
-    parser.add_argument("--user", metavar="U", help="the image's user (name or uid)")
+    parser.add_argument(
+        "--user", metavar="U[:G]", help="the image's user (name or uid), optionally its group"
+    )
     parser.add_argument(
         "-o", "--output-file", metavar="FILE", dest="output_file", help="write here, not stdout"
     )
@@ -95,12 +97,7 @@ def _collect(args: argparse.Namespace) -> str:
     if args.rootfs is not None:
         data = collect_rootfs(args.rootfs, workdir=args.workdir, user=args.user, progress=_progress)
     else:
-        data = collect_image(args.image, progress=_progress)
-        if args.workdir is not None:
-            data["workdir"] = args.workdir
-        if args.user is not None:
-            data["user"] = args.user
-            data.pop("group", None)
+        data = collect_image(args.image, progress=_progress, workdir=args.workdir, user=args.user)
     # JSON is YAML: one value a line keeps it diffable, and it reads back exactly.
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     load_environment(text)  # what is written must read back

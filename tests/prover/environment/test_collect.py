@@ -22,6 +22,7 @@ GROUP = "root:x:0:\nsandbox:x:1000:\n"
 
 
 def _rootfs(root: Path) -> None:
+    root.mkdir(exist_ok=True)
     for d in ("usr/bin", "usr/lib", "etc", "sandbox", "proc/1", "dev", "secret/deep"):
         (root / d).mkdir(parents=True)
     (root / "etc/passwd").write_text(PASSWD)
@@ -243,3 +244,20 @@ def test_an_entry_leaving_the_root_is_refused(tmp_path: Path) -> None:
     _single_layer_image(archive, _layer([("../../etc/evil", "f", "x")]))
     with pytest.raises(CollectError, match="leaves the root"):
         collect_image(str(archive))
+
+
+def test_the_group_follows_the_oci_rule(tmp_path: Path) -> None:
+    archive = tmp_path / "image.tar"
+    layer = _layer([("etc/passwd", "f", PASSWD), ("etc/group", "f", GROUP)])
+    with tarfile.open(archive, "w") as tar:
+        _add(tar, "l/layer.tar", layer)
+        _add(tar, "config.json", json.dumps({"config": {"User": "4242"}}).encode())
+        manifest = [{"Config": "config.json", "Layers": ["l/layer.tar"]}]
+        _add(tar, "manifest.json", json.dumps(manifest).encode())
+    data = _reads_back(collect_image(str(archive)))
+    assert (data["user"], data["group"]) == ("4242", "0")  # no passwd entry: root's group
+    data = _reads_back(collect_image(str(archive), user="sandbox"))
+    assert (data["user"], data["group"]) == ("sandbox", "sandbox")  # primary gid 1000
+    _rootfs(tmp_path / "root")
+    data = _reads_back(collect_rootfs(str(tmp_path / "root"), user="sandbox:root"))
+    assert (data["user"], data["group"]) == ("sandbox", "root")
