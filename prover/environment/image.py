@@ -22,18 +22,25 @@ from prover.environment.paths import MAX_HOPS
 from prover.environment.writer import SKIPPED, document
 
 MAX_LAYERS = 256
-MAX_ENTRIES = 2_000_000
+MAX_ENTRIES = 1_000_000
 MAX_JSON_BYTES = 4 * 1024 * 1024
 ACCOUNT_FILES = ("/etc/passwd", "/etc/group")
 Progress = Callable[[str], None]
 
 
-@dataclass
+_NO_CHILDREN: dict[str, _Node] = {}
+
+
+@dataclass(slots=True)
 class _Node:
     kind: str  # "d" directory, "f" file (anything else), "l" symlink
     target: str = ""
     text: str | None = None
-    children: dict[str, _Node] = field(default_factory=dict)
+    children: dict[str, _Node] = field(default_factory=lambda: _NO_CHILDREN)
+
+    def __post_init__(self) -> None:
+        if self.kind == "d":
+            self.children = {}  # only directories hold entries (memory: one per image path)
 
 
 def _clean(name: str) -> list[str] | None:
