@@ -1,7 +1,9 @@
 """Collect environment evidence from a root filesystem (an unpacked image, or ``/``).
 
 The walk never follows a symlink, skips ``/proc``, ``/sys`` and ``/dev`` (mounted at run
-time), leaves a directory it cannot read out of ``symlinks_complete_beneath`` and stops
+time) and every mount point (a directory on another device than the root: a volume can
+gain symlinks after the image is built), leaves a directory it cannot read out of
+``symlinks_complete_beneath`` and stops
 at :data:`MAX_ENTRIES` entries (what it did not reach is then left out too). Files of
 the image (``/etc/passwd``, ``/etc/group``) are read through the image's own symlinks,
 resolved inside the root, never outside it.
@@ -78,15 +80,23 @@ def read_in_root(root: str, path: str, limit: int = MAX_FILE_BYTES) -> str | Non
     return data.decode("utf-8", "replace")
 
 
-def _entries(root: str, path: str) -> Iterator[tuple[str, bool, str | None]]:
-    """(path, is_dir, symlink target) of each entry of directory ``path``."""
+def _entries(
+    root: str, path: str, device: int | None = None, mounts: set[str] | None = None
+) -> Iterator[tuple[str, bool, str | None]]:
+    """(path, is_dir, symlink target) of each entry of directory ``path``; a directory on
+    another device than ``device`` (a mount point) is added to ``mounts`` instead."""
     with os.scandir(_host(root, path)) as listing:
         for entry in listing:
             child = ("" if path == "/" else path) + "/" + entry.name
             if entry.is_symlink():
                 yield child, False, os.readlink(entry.path)
-            else:
-                yield child, entry.is_dir(follow_symlinks=False), None
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_dir and device is not None and mounts is not None:
+                if entry.stat(follow_symlinks=False).st_dev != device:
+                    mounts.add(child)
+                    continue
+            yield child, is_dir, None
 
 
 def collect_rootfs(
@@ -105,6 +115,7 @@ def collect_rootfs(
         raise CollectError(f"'{root or '/'}' is not a directory")
     symlinks: dict[str, str] = {}
     incomplete: set[str] = {p for p in SKIPPED}
+    device = os.stat(root or "/").st_dev
     pending = ["/"]
     seen = 0
     next_report = 50_000
@@ -117,7 +128,7 @@ def collect_rootfs(
             incomplete.update(pending)
             break
         try:
-            for child, is_dir, target in _entries(root, directory):
+            for child, is_dir, target in _entries(root, directory, device, incomplete):
                 seen += 1
                 if target is not None:
                     symlinks[child] = target

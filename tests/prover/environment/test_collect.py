@@ -261,3 +261,45 @@ def test_the_group_follows_the_oci_rule(tmp_path: Path) -> None:
     _rootfs(tmp_path / "root")
     data = _reads_back(collect_rootfs(str(tmp_path / "root"), user="sandbox:root"))
     assert (data["user"], data["group"]) == ("sandbox", "root")
+
+
+def test_a_mount_point_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _rootfs(tmp_path)
+    real_scandir = os.scandir
+    mounted = str(tmp_path / "sandbox")
+
+    class Entry:
+        def __init__(self, entry: os.DirEntry[str]) -> None:
+            self._entry = entry
+            self.name, self.path = entry.name, entry.path
+
+        def is_symlink(self) -> bool:
+            return self._entry.is_symlink()
+
+        def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+            return self._entry.is_dir(follow_symlinks=follow_symlinks)
+
+        def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+            info = self._entry.stat(follow_symlinks=follow_symlinks)
+            if self.path == mounted:
+                fields = list(info)
+                fields[2] = info.st_dev + 1  # another device
+                return os.stat_result(fields)
+            return info
+
+    class Listing:
+        def __init__(self, path: str) -> None:
+            self._listing = real_scandir(path)
+
+        def __enter__(self) -> list[Entry]:
+            return [Entry(e) for e in self._listing]
+
+        def __exit__(self, *exc: object) -> None:
+            self._listing.close()
+
+    monkeypatch.setattr(os, "scandir", Listing)
+    data = _reads_back(collect_rootfs(str(tmp_path)))
+    assert "/sandbox" not in data["symlinks_complete_beneath"]
+    assert "/usr" in data["symlinks_complete_beneath"]
+    resolver = PathResolver(data["symlinks"], tuple(data["symlinks_complete_beneath"]))
+    assert resolver.resolve("/sandbox/project")[0] is None
