@@ -47,7 +47,7 @@ REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
         Verdict.UNSUPPORTED,
         "A policy uses a construct the analysis cannot decide soundly: Cedar policies, "
         "unsupported host, path or query globs, non-ASCII selectors, process identities "
-        "outside sandbox/root/uid, middlewares that differ from the boundary's, an opaque "
+        "outside sandbox/root/uid, a boundary middleware the candidate lacks, an opaque "
         "endpoint (websocket, MCP, JSON-RPC, GraphQL, SQL, credential injection) without an "
         "identical boundary endpoint or raw L4 access covering it, or overlapping endpoints "
         "whose answer depends on which one the runtime selects (reason names them), or a "

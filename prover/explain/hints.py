@@ -108,9 +108,12 @@ def _extended(reason: str) -> tuple[list[str], list[str]] | None:
             ],
             [f"candidate: network_policies.{rule}.endpoints[{index}]"],
         )
-    if reason.startswith("network middlewares differ"):
+    if reason.startswith("boundary network middlewares"):
         return (
-            ["Use the boundary's network_middlewares unchanged in the candidate."],
+            [
+                "Copy each of the boundary's network_middlewares entries unchanged into the "
+                "candidate (the candidate may add its own: they only restrict)."
+            ],
             ["candidate: network_middlewares", "boundary: network_middlewares"],
         )
     if reason.startswith("network containment depends on"):

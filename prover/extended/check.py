@@ -63,8 +63,13 @@ def check_extended(
             note = f"identical policies, but the runtime's validator refuses them: {refused}"
             outcome = outcome.model_copy(update={"reason": note})
         return outcome
-    if candidate.network_middlewares != boundary.network_middlewares:
-        return CheckOutcome.unsupported(SHAPE, _middleware_reason(candidate, boundary))
+    missing = _unmatched_middlewares(boundary, candidate)
+    if missing:
+        return CheckOutcome.unsupported(SHAPE, _middleware_reason(missing))
+    # Middlewares only restrict (they cannot change host, port, method, path or query):
+    # the candidate's own ones are left out of the within proof, and no witness is
+    # published to a host they select (they may refuse it).
+    extra = _unmatched_middlewares(candidate, boundary)
     extra_routes = _routes(candidate) - _routes(boundary)
     if extra_routes:
         shown = ", ".join(f"'{route}'" for route in sorted(extra_routes)[:3])
@@ -81,8 +86,11 @@ def check_extended(
             return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
     coupled = coupled_endpoints(candidate, boundary, budget.checkpoint) - omit
     cand = read_policy(candidate, omit=omit)
+    if extra:
+        cand = replace(cand, restricting=_selectors(candidate, extra))
     bound = read_policy(boundary, omit=omit, coupled=coupled)
-    readings = tuple(dict.fromkeys(cand.constructs + bound.constructs))
+    noted = (f"candidate-only middlewares ({_names(extra)}) read as restrictions",) if extra else ()
+    readings = tuple(dict.fromkeys(cand.constructs + bound.constructs + noted))
     outcome = _decide(cand, bound, budget, evidence)
     return outcome.model_copy(update={"readings": readings})
 
@@ -145,7 +153,7 @@ def _decide_one(
     first = check_models(cand.upper, bound.lower, budget, evidence)
     if first.verdict is Verdict.WITHIN:
         return _check_opaque(cand, bound, budget, first, evidence)
-    exact = cand.exact and bound.exact and not cand.fail_closed
+    exact = cand.exact and bound.exact and not cand.fail_closed and not cand.restricting
     if first.verdict is Verdict.EXCEEDS and isinstance(first.counterexample, NetworkCounterexample):
         first = _with_possible_host(first, cand, bound, exact=exact)
     if first.reason_code is ReasonCode.INVALID_WITNESS and not exact:
@@ -217,6 +225,8 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
         return False  # an IP-literal host cannot resolve to another address
     if action.protocol == "l4" and _fail_closed_selects(cand, action.host):
         return False  # raw (uninspectable) traffic to this host is refused
+    if _selects(cand.restricting, action.host):
+        return False  # a candidate-only middleware may refuse it
     for cand_way, bound_way in _ways(cand, bound):
         # One way in (a tunnel, or plain HTTP through the forward proxy) suffices.
         if allows(cand_way.lower, action) and not allows(bound_envelope(bound_way), action):
@@ -228,11 +238,15 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
 
 def _fail_closed_selects(reading: Reading, host: str) -> bool:
     """Whether a fail-closed middleware entry selects the concrete ``host``."""
+    return _selects(reading.fail_closed, host)
+
+
+def _selects(selectors: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...], host: str) -> bool:
     name = host.lower()
     return any(
         any(host_matches(p, name) for p in include)
         and not any(host_matches(p, name) for p in exclude)
-        for include, exclude in reading.fail_closed
+        for include, exclude in selectors
     )
 
 
@@ -265,6 +279,7 @@ def _check_opaque(
             if (
                 grant is not None
                 and not _fail_closed_selects(cand, action.host)
+                and not _selects(cand.restricting, action.host)
                 and not allows(connection_envelope(bound), action)
             ):
                 return replace_reason(
@@ -425,16 +440,39 @@ def _routes(policy: AuthoredPolicy) -> set[str]:
 
 
 # -- reasons -----------------------------------------------------------------------------
-def _middleware_reason(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> str:
-    names = sorted(
+def _unmatched_middlewares(policy: AuthoredPolicy, other: AuthoredPolicy) -> list[str]:
+    """Keys of ``policy``'s middleware entries that ``other`` lacks or writes otherwise."""
+    return sorted(
         key
-        for key in set(candidate.network_middlewares) | set(boundary.network_middlewares)
-        if candidate.network_middlewares.get(key) != boundary.network_middlewares.get(key)
+        for key, entry in policy.network_middlewares.items()
+        if other.network_middlewares.get(key) != entry
     )
-    shown = ", ".join(f"'{name}'" for name in names[:3])
+
+
+def _names(keys: list[str]) -> str:
+    shown = ", ".join(f"'{name}'" for name in keys[:3])
+    return shown + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+
+
+def _selectors(
+    policy: AuthoredPolicy, keys: list[str]
+) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Host selectors of these middleware entries (one without endpoints selects none)."""
+    return tuple(
+        (
+            tuple(p.lower() for p in entry.endpoints.include),
+            tuple(p.lower() for p in entry.endpoints.exclude),
+        )
+        for key in keys
+        if (entry := policy.network_middlewares[key]).endpoints is not None
+    )
+
+
+def _middleware_reason(missing: list[str]) -> str:
     return (
-        f"network middlewares differ between candidate and boundary ({shown}); only "
-        "identical middlewares are read as the same authority"
+        f"boundary network middlewares ({_names(missing)}) are not in the candidate as "
+        "written; only identical middlewares are read as the same authority (the "
+        "candidate's own ones only restrict)"
     )
 
 

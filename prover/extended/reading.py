@@ -109,6 +109,9 @@ class Reading:
     #: ``(include, exclude)`` host patterns of every ``fail_closed`` middleware entry:
     #: uninspectable traffic (raw tunnels, ``tls: skip``) to a host they select is refused.
     fail_closed: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    #: host selectors of middlewares only this policy has, as a candidate: they may
+    #: refuse anything to the hosts they select, so no witness is sure there
+    restricting: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
     #: which way in this reading covers (see :func:`read_policy`)
     channel: Channel = "any"
     #: a ``tls: skip`` endpoint makes the two ways in differ
@@ -125,7 +128,8 @@ class Reading:
         """The same policy read for one way in only."""
         if channel == self.channel or self.source is None:
             return self
-        return read_policy(self.source, channel, omit=self.omit, coupled=self.coupled)
+        read = read_policy(self.source, channel, omit=self.omit, coupled=self.coupled)
+        return replace(read, restricting=self.restricting)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from tests.soundness.documents import Operation, choice, endpoints_of
-from tests.soundness.generator import Document, Plan
+from tests.soundness.generator import Document, Plan, middlewares
 
 _OPAQUE = ("websocket", "mcp", "json-rpc", "graphql", "sql")
 
@@ -84,6 +84,35 @@ def to_any_binary(doc: Document, plan: Plan, rng: random.Random) -> str | None:
     return "ext:to_any_binary"
 
 
-EXT_NARROW: tuple[Operation, ...] = (to_enforce, drop_opaque_rule)
-EXT_WIDEN: tuple[Operation, ...] = (to_audit, to_tls_skip, opaque_to_l4, to_any_binary)
+def add_own_middleware(doc: Document, plan: Plan, rng: random.Random) -> str | None:
+    """A middleware entry only the candidate has: it only restricts (always applicable,
+    so drawn sparingly to leave room for the other operations)."""
+    if rng.random() < 0.75:
+        return None
+    own = middlewares(rng)
+    existing = doc.setdefault("network_middlewares", {})
+    name = next((n for n in own if n not in existing), None)
+    if name is None:
+        return None
+    existing[name + "_own"] = own[name]
+    return "ext:add_own_middleware"
+
+
+def drop_middleware(doc: Document, plan: Plan, rng: random.Random) -> str | None:
+    """Drop one middleware entry: the candidate is no longer restricted by it."""
+    entries = doc.get("network_middlewares") or {}
+    if not entries:
+        return None
+    del entries[rng.choice(sorted(entries))]
+    return "ext:drop_middleware"
+
+
+EXT_NARROW: tuple[Operation, ...] = (to_enforce, drop_opaque_rule, add_own_middleware)
+EXT_WIDEN: tuple[Operation, ...] = (
+    to_audit,
+    to_tls_skip,
+    opaque_to_l4,
+    to_any_binary,
+    drop_middleware,
+)
 EXT_SWAP: tuple[Operation, ...] = (change_opaque_rule,)

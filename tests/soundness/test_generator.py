@@ -15,7 +15,7 @@ from tests.soundness.oracle import load
 from tests.soundness.pairs import FAMILIES, pair_rng, policy_pair
 
 SEED = 11
-COUNT = 200
+COUNT = 300
 
 
 @cache

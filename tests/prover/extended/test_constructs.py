@@ -156,7 +156,23 @@ CASES = [
         policy(L4, NEW, extra=MIDDLEWARE),
         "within",
     ),
-    ("different middlewares", policy(L4, extra=MIDDLEWARE), policy(L4), "unsupported"),
+    # A candidate's own middleware only restricts it; a boundary's own one restricts the
+    # boundary in ways the candidate is not.
+    ("candidate-only middleware", policy(L4, extra=MIDDLEWARE), policy(L4), "within"),
+    ("boundary-only middleware", policy(L4), policy(L4, extra=MIDDLEWARE), "unsupported"),
+    (
+        # The middleware selects *.x.com and may refuse anything there: no sure witness.
+        "candidate-only middleware over the new host",
+        policy(L4, "{host: new.x.com, port: 443}", extra=MIDDLEWARE),
+        policy(L4),
+        "unsupported",
+    ),
+    (
+        "candidate-only middleware elsewhere",
+        policy(L4, NEW, extra=MIDDLEWARE),
+        policy(L4),
+        "exceeds",
+    ),
     (
         "a new host is an exceed whatever else",
         policy(MCP, WS, AUDIT, NEW),
