@@ -33,7 +33,7 @@ from prover.concrete import allows
 from prover.concrete.glob import host_matches
 from prover.concrete.ip import host_ip_literal, same_address
 from prover.extended.hosts import ANY_HOST, hosts_intersect
-from prover.extended.reading import Opaque, Reading, Slot, read_policy
+from prover.extended.reading import Opaque, Reading, Slot, may_select, read_policy
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.schema import AuthoredPolicy, EndpointSection
 from prover.policy.shape import runtime_refusal, shape_problem
@@ -63,9 +63,9 @@ def check_extended(
             note = f"identical policies, but the runtime's validator refuses them: {refused}"
             outcome = outcome.model_copy(update={"reason": note})
         return outcome
+    # A boundary middleware the candidate lacks only restricts the boundary: an exceed
+    # stands, but within holds only where it selects nothing the candidate can reach.
     missing = _unmatched_middlewares(boundary, candidate)
-    if missing:
-        return CheckOutcome.unsupported(SHAPE, _middleware_reason(missing))
     # Middlewares only restrict (they cannot change host, port, method, path or query):
     # the candidate's own ones are left out of the within proof, and no witness is
     # published to a host they select (they may refuse it).
@@ -92,6 +92,15 @@ def check_extended(
     noted = (f"candidate-only middlewares ({_names(extra)}) read as restrictions",) if extra else ()
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs + noted))
     outcome = _decide(cand, bound, budget, evidence)
+    if outcome.verdict is Verdict.WITHIN and missing:
+        selectors = _selectors(boundary, missing)
+        reachable = [
+            ep.host or ANY_HOST
+            for rule in candidate.network_policies.values()
+            for ep in rule.endpoints
+        ]
+        if any(may_select(selectors, host.lower()) for host in reachable):
+            outcome = CheckOutcome.unsupported(SHAPE, _middleware_reason(missing))
     return outcome.model_copy(update={"readings": readings})
 
 
@@ -167,7 +176,7 @@ def _decide_one(
             return first  # process, Landlock and filesystem are read exactly
         if witness_is_real(cand, bound, witness):
             return first
-    second = check_models(cand.lower, bound_envelope(bound), budget, evidence)
+    second = check_models(_unfiltered(cand), bound_envelope(bound), budget, evidence)
     if second.verdict is Verdict.EXCEEDS and isinstance(
         second.counterexample, NetworkCounterexample
     ):
@@ -180,6 +189,22 @@ def _decide_one(
     if second.verdict is Verdict.INCONCLUSIVE:
         return second
     return CheckOutcome.unsupported(SHAPE, _depends_reason(cand, bound))
+
+
+def _unfiltered(reading: Reading) -> Policy:
+    """The candidate's lower bound without endpoints on hosts its middlewares may filter
+    (fail-closed ones refuse raw traffic there, its own ones may refuse anything): the
+    witnesses that are left need no middleware to let them through."""
+    selectors = reading.fail_closed + reading.restricting
+    if not selectors:
+        return reading.lower
+    rules = tuple(
+        replace(
+            rule, endpoints=tuple(e for e in rule.endpoints if not may_select(selectors, e.host))
+        )
+        for rule in reading.lower.rules
+    )
+    return replace(reading.lower, rules=rules)
 
 
 def bound_envelope(reading: Reading) -> Policy:
@@ -471,8 +496,8 @@ def _selectors(
 def _middleware_reason(missing: list[str]) -> str:
     return (
         f"boundary network middlewares ({_names(missing)}) are not in the candidate as "
-        "written; only identical middlewares are read as the same authority (the "
-        "candidate's own ones only restrict)"
+        "written and select hosts the candidate reaches; only identical middlewares are "
+        "read as the same authority (the candidate's own ones only restrict)"
     )
 
 
@@ -483,7 +508,12 @@ def _depends_reason(cand: Reading, bound: Reading) -> str:
             shown = "; ".join(reading.conflicts[:2])
             more = f" and {len(reading.conflicts) - 2} more" if len(reading.conflicts) > 2 else ""
             parts.append(f"{label} endpoint selection between {shown}{more}")
-    if cand.fail_closed:
+    if cand.restricting:
+        parts.append(
+            "whether the candidate's own network middlewares let its traffic through to "
+            "the hosts they select"
+        )
+    elif cand.fail_closed:
         parts.append("whether a fail-closed network middleware refuses raw traffic")
     constructs = tuple(dict.fromkeys(cand.constructs + bound.constructs))
     if constructs:

@@ -483,7 +483,7 @@ def read_policy(
         if (
             item.section.tls == "skip"
             and item.lower is not None
-            and _may_select(fail_closed, item.upper.host)
+            and may_select(fail_closed, item.upper.host)
         ):
             # A fail-closed middleware refuses the uninspected tunnel: surely nothing.
             item.lower = replace(item.lower, role="deny_only")
@@ -561,7 +561,7 @@ def _fail_closed(policy: AuthoredPolicy) -> tuple[tuple[tuple[str, ...], tuple[s
     )
 
 
-def _may_select(selectors: tuple[tuple[tuple[str, ...], ...], ...], host: str) -> bool:
+def may_select(selectors: tuple[tuple[tuple[str, ...], ...], ...], host: str) -> bool:
     """Whether some selector's include patterns can match a host of the glob ``host``
     (excludes ignored: over-approximated)."""
     return any(hosts_intersect(p, host) for include, _ in selectors for p in include)

@@ -161,6 +161,20 @@ CASES = [
     ("candidate-only middleware", policy(L4, extra=MIDDLEWARE), policy(L4), "within"),
     ("boundary-only middleware", policy(L4), policy(L4, extra=MIDDLEWARE), "unsupported"),
     (
+        # It only restricts the boundary: an exceed stands, and hosts it does not select
+        # are decided as usual.
+        "boundary-only middleware, a new host",
+        policy(L4, NEW),
+        policy(L4, extra=MIDDLEWARE),
+        "exceeds",
+    ),
+    (
+        "boundary-only middleware elsewhere",
+        policy("{host: b.y.com, port: 443}"),
+        policy("{host: b.y.com, port: 443}", L4, extra=MIDDLEWARE),
+        "within",
+    ),
+    (
         # The middleware selects *.x.com and may refuse anything there: no sure witness.
         "candidate-only middleware over the new host",
         policy(L4, "{host: new.x.com, port: 443}", extra=MIDDLEWARE),
