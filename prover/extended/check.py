@@ -76,7 +76,9 @@ def check_extended(
         return CheckOutcome.unsupported(
             SHAPE,
             f"candidate inference route(s) {shown} are not in the boundary's "
-            "inference routes (allowed_routes, or allowed_routing_hints)",
+            "inference routes (allowed_routes, or allowed_routing_hints): the candidate "
+            "may use a route the boundary does not allow, which no counterexample form "
+            "expresses; remove the route or add it to the boundary",
         )
     omit = shared_endpoints(candidate, boundary, budget.checkpoint)
     for label, policy in (("boundary", boundary), ("candidate", candidate)):
