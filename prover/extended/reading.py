@@ -236,6 +236,24 @@ def _reading(
         item.handling = ("rest", "audit")
         item.upper = _any_request(index, section, host, ports)
         item.constructs.append("REST audit mode (every request on the path passes)")
+        if section.allow_encoded_slash or _graphql_extras(section):
+            # Audit forwards every request the parser reads, and these options decide
+            # what it reads (encoded slashes are refused before any policy without
+            # allow_encoded_slash): what only they let through is opaque.
+            key = _fingerprint(section)
+            item.handling = ("rest", "audit", key)
+            item.opaque.append(
+                Opaque(
+                    rule_key,
+                    index,
+                    (),
+                    _l4(index, section, host, ports),
+                    key,
+                    "REST audit options",
+                    l4_covers=True,
+                    grants_something=True,
+                )
+            )
     elif protocol == "rest" and not section.allow_encoded_slash and not _graphql_extras(section):
         item.handling = ("rest", "enforce")
         if section.access is not None and section.access not in PRESET_METHODS:
@@ -270,7 +288,7 @@ def _reading(
         item.upper = replace(item.upper, role="ip_only")
         item.constructs.append(f"{construct} (identical configuration or raw access covers it)")
     item.lower = item.upper if item.handling[0] != "opaque" else None
-    if item.handling == ("rest", "audit") and section.path:
+    if item.handling[:2] == ("rest", "audit") and section.path:
         # The endpoint's path only selects among several configurations: as the only one
         # on a connection it is chosen without a selector check and audit forwards
         # everything, so only the lower bound may keep the path.

@@ -308,3 +308,16 @@ def test_a_witness_host_that_is_an_ip_literal_names_its_own_address() -> None:
     cex = outcome.counterexample
     literal_host = cex.host.replace(".", "").isdigit()
     assert not literal_host or cex.host == cex.destination_ip, cex
+
+
+def test_allow_encoded_slash_on_an_audit_endpoint_is_its_own_authority() -> None:
+    """Was an unsound ``within_boundary`` (campaign seed 15, pair 2072, shrunk): audit
+    forwards every request its parser reads, but a request with an encoded slash is
+    refused before any policy unless the endpoint sets ``allow_encoded_slash``."""
+    audit = "{host: api.x.com, port: 443, protocol: rest, enforcement: audit, access: full%s}"
+    with_slash = "version: 1\nnetwork_policies:\n" + _rule(
+        "r", "/usr/bin/curl", audit % ", allow_encoded_slash: true"
+    )
+    without = "version: 1\nnetwork_policies:\n" + _rule("r", "/usr/bin/curl", audit % "")
+    assert check_boundary(with_slash, without).outcome.verdict is not Verdict.WITHIN
+    assert check_boundary(without, with_slash).outcome.verdict is Verdict.WITHIN
