@@ -21,8 +21,7 @@ class Coverage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     domains: list[str] = Field(
-        description="The parts of a policy the prover models. A policy part not listed "
-        "here was not checked."
+        description="The policy parts modeled; others were not checked."
     )
 
 
@@ -38,30 +37,26 @@ class BoundaryCheckResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = Field(description="Version of this result format (1).")
-    prover_version: str = Field(description="Version of policy-prover that decided.")
-    check: Literal["boundary"] = Field(description="Which check ran.")
+    schema_version: int = Field()
+    prover_version: str = Field()
+    check: Literal["boundary"] = Field()
     coverage: Coverage | None = Field(
-        description="The modeled policy parts; null on an error result."
+        description="Null on error."
     )
     result: ResultValue = Field(
-        description="within_boundary is the only passing result; every other value is a "
-        "failure to act on (see reason_code)."
+        description="Only within_boundary passes."
     )
     exit_code: int = Field(
-        description="The CLI exit status for this result: 0 within, 1 exceeds, 2 error, "
-        "3 unsupported or inconclusive, 130 cancelled."
+        description="CLI exit status: 0 within, 1 exceeds, 2 error, 3 other, 130 cancelled."
     )
-    inputs: BoundaryInputs = Field(description="Names of the two policies that were compared.")
+    inputs: BoundaryInputs = Field()
     counterexample: Counterexample | None = Field(
-        description="On exceeds_boundary: one concrete action the candidate allows and the "
-        "boundary refuses. Null otherwise."
+        description="exceeds_boundary: an action the candidate allows, the boundary not."
     )
     reason_code: ReasonCode | None = Field(
-        description="Stable machine code for unsupported, inconclusive and error results."
+        description="Why not within; see policy-prover://reference/results."
     )
-    reason: str | None = Field(description="Human-readable explanation of reason_code.")
+    reason: str | None = Field()
     receipt: Receipt = Field(
-        description="Binds this verdict to the exact inputs: SHA-256 of each policy text "
-        "(UTF-8), the Z3 version, time spent and the stage that decided."
+        description="SHA-256 of each policy text (UTF-8), Z3 version, time, deciding stage."
     )

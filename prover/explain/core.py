@@ -336,6 +336,7 @@ def _exceeds(
         grants_kept=kept,
         fix=[edit.as_fix_op() for edit in loop.edits] if verified else [],
         fixed_candidate=fixed_text if verified else None,
+        partial_candidate=_partial(loop, verified),
         fix_verified=verified,
         verification=verification,
         enumeration=Enumeration(
@@ -343,6 +344,15 @@ def _exceeds(
         ),
         **base,
     )
+
+
+def _partial(loop: LoopResult, verified: bool) -> str | None:
+    """The partly fixed candidate, when fixes were made but a blocker remains."""
+    if verified or not loop.edits or loop.outcome.verdict is Verdict.WITHIN:
+        return None
+    if loop.outcome.verdict is Verdict.EXCEEDS and not loop.blockers:
+        return None
+    return dump_text(loop.doc.data)
 
 
 def explain_input_error(

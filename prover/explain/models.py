@@ -252,6 +252,12 @@ class Explanation(_Model):
         description="True only when the fixed candidate was proved within the boundary and "
         "within the original candidate.",
     )
+    partial_candidate: str | None = Field(
+        default=None,
+        description="When no verified fix is offered but some violations were fixed before a "
+        "blocker stopped the rounds: the candidate with those fixes (each proved to only "
+        "narrow), for the caller to continue from. Not proved within the boundary.",
+    )
     verification: Verification | None = None
     enumeration: Enumeration
     proposal: ProposalExplanation | None = None

@@ -72,8 +72,14 @@ def exceeds_texts(
 ) -> tuple[str, str]:
     count = len(violations)
     more = " (more may remain)" if stopped_because and not verified else ""
+    aligned = verification is not None and verification.narrows_candidate.note is not None
+    reference = (
+        "the original candidate with process identity set to the fixed value"
+        if aligned
+        else "the original candidate"
+    )
     if verified:
-        tail = "a fix, proved within the boundary and within the original candidate, is offered."
+        tail = f"a fix, proved within the boundary and within {reference}, is offered."
     else:
         tail = "no verified fix is offered."
     summary = f"The candidate exceeds the boundary: {count} violation(s) found{more}; {tail}"
@@ -110,7 +116,7 @@ def exceeds_texts(
         parts.append(
             "Apply the edits listed in fix, in order, or take fixed_candidate as a whole: "
             "the boundary check proved the fixed candidate within the boundary and within "
-            "the original candidate, so the fix only narrows." + _kept_text(kept)
+            f"{reference}, so the fix only narrows." + _kept_text(kept)
         )
     else:
         reason = stopped_because or "the fixed candidate could not be proved"

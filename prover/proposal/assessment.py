@@ -49,6 +49,13 @@ class ProposalReceipt(BaseModel):
 class ProposalAssessment(BaseModel):
     """What a proposed network rule adds, relative to the current policy."""
 
+    decision: Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"] = (
+        Field(
+            default="needs_review",
+            description="The one value to act on: auto_approvable; accepted (only accepted "
+            "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
+        )
+    )
     findings: list[Finding] = Field(
         description="New findings (delta after suppression), category order; accepted "
         "risks mark or trim them."
@@ -58,7 +65,8 @@ class ProposalAssessment(BaseModel):
     )
     security_notes: list[str] = Field(description="Heuristic notes on the proposed rule.")
     auto_approvable: bool = Field(
-        description="Empty delta, no security notes, no approval blocker, no application error."
+        description="The gateway would auto-approve: empty delta, no notes, no blocker, no "
+        "application error, and the boundary (if given) passed."
     )
     application_error: str | None = Field(
         description="Why the proposal cannot be applied (merge/validation); the model did not run."
