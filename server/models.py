@@ -20,9 +20,7 @@ ResultValue = Literal["within_boundary", "exceeds_boundary", "unsupported", "inc
 class Coverage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    domains: list[str] = Field(
-        description="The policy parts modeled; others were not checked."
-    )
+    domains: list[str] = Field(description="The policy parts modeled; others were not checked.")
 
 
 class BoundaryInputs(BaseModel):
@@ -40,12 +38,8 @@ class BoundaryCheckResult(BaseModel):
     schema_version: int = Field()
     prover_version: str = Field()
     check: Literal["boundary"] = Field()
-    coverage: Coverage | None = Field(
-        description="Null on error."
-    )
-    result: ResultValue = Field(
-        description="Only within_boundary passes."
-    )
+    coverage: Coverage | None = Field(description="Null on error.")
+    result: ResultValue = Field(description="Only within_boundary passes.")
     exit_code: int = Field(
         description="CLI exit status: 0 within, 1 exceeds, 2 error, 3 other, 130 cancelled."
     )

@@ -253,6 +253,40 @@ def split_option(
     )
 
 
+def drop_binaries_option(doc: Loaded, grants: list[Grant], action: NetworkAction) -> Option:
+    """Drop only the binaries that match the action (as itself or as its ancestor) from
+    each granting rule, keeping every other binary and every endpoint."""
+    if not action.binary_identity_required:
+        raise NotNarrowable("binary identity is not enforced for this action")
+    names = [b for b in (action.binary, action.ancestor_binary) if b is not None]
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    dropped: list[str] = []
+    for key in sorted({g.rule_key for g in grants if g.rule_key is not None}):
+        location = ("network_policies", key, "binaries")
+        entries = get_at(data, location)
+        if not isinstance(entries, list):
+            raise NotNarrowable(f"rule '{key}' lists no binaries")
+        kept_positions = [
+            i
+            for i, entry in enumerate(entries)
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("path"), str)
+                and any(binary_matches(entry["path"], name) for name in names)
+            )
+        ]
+        if not kept_positions:
+            raise NotNarrowable(f"every binary of rule '{key}' matches the action")
+        for position in reversed(range(len(entries))):
+            if position not in kept_positions:
+                dropped.append(f"{entries[position]['path']} from '{key}'")
+                remove_value(data, (*location, position), edits)
+    if not edits:
+        raise NotNarrowable("no listed binary matches the action")
+    return Option("narrow", "drop only " + ", ".join(dropped), edits, data)
+
+
 def removal_edits(doc: Loaded, data: Data, grants: list[Grant], edits: list[Edit]) -> str:
     """Remove the granting allow rules, or their endpoints when nothing else is left in
     them, or the whole rule when none of its endpoints is left. Returns a description."""
@@ -326,5 +360,9 @@ def network_options(
         except NotNarrowable as exc:
             if position == 0:  # only the closest entry's reason is worth reading
                 rejected.append(Rejection(f"narrow to the boundary entry {where}", str(exc)))
+    try:
+        options.append(drop_binaries_option(doc, grants, action))
+    except NotNarrowable:
+        pass
     options.append(remove_option(doc, grants))
     return options, rejected

@@ -49,12 +49,10 @@ class ProposalReceipt(BaseModel):
 class ProposalAssessment(BaseModel):
     """What a proposed network rule adds, relative to the current policy."""
 
-    decision: Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"] = (
-        Field(
-            default="needs_review",
-            description="The one value to act on: auto_approvable; accepted (only accepted "
-            "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
-        )
+    decision: Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"] = Field(
+        default="needs_review",
+        description="The one value to act on: auto_approvable; accepted (only accepted "
+        "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
     )
     findings: list[Finding] = Field(
         description="New findings (delta after suppression), category order; accepted "

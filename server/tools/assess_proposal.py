@@ -127,14 +127,10 @@ class AssessProposalResult(RootModel[AssessedProposal | AssessNotRun]):
 
 
 async def assess_proposal(
-    current: Annotated[
-        str, Field(description="The current effective policy (text).")
-    ],
+    current: Annotated[str, Field(description="The current effective policy (text).")],
     proposal: Annotated[
         str,
-        Field(
-            description="The proposal body (JSON or YAML text)."
-        ),
+        Field(description="The proposal body (JSON or YAML text)."),
     ],
     credentials: Annotated[
         OptionalText,

@@ -65,9 +65,7 @@ async def check_boundary(
     ],
     boundary: Annotated[
         str,
-        Field(
-            description="The most access the candidate may have (text)."
-        ),
+        Field(description="The most access the candidate may have (text)."),
     ],
     ctx: Context,
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,

@@ -60,16 +60,12 @@ async def explain_counterexample(
     ],
     boundary: Annotated[
         str,
-        Field(
-            description="The most access the candidate may have (text)."
-        ),
+        Field(description="The most access the candidate may have (text)."),
     ],
     ctx: Context,
     result: Annotated[
         str | dict[str, Any] | None,
-        Field(
-            description="An earlier check_boundary or assess_proposal result (JSON)."
-        ),
+        Field(description="An earlier check_boundary or assess_proposal result (JSON)."),
     ] = None,
     max_violations: Annotated[
         int,
