@@ -92,9 +92,35 @@ def _fix(violation: Violation) -> str:
     return "; ".join(op_line(op) for op in violation.fix)
 
 
+def what_line(violation: Violation) -> str:
+    """The action in a few words: who, what, where (no placeholder for an absent value)."""
+    cex = violation.counterexample
+    if cex.get("domain") != "network":
+        return violation.counterexample_line
+    binary = cex.get("binary")
+    if cex.get("binary_identity_required") and isinstance(binary, str):
+        who = binary
+        ancestor = cex.get("ancestor_binary")
+        if isinstance(ancestor, str) and ancestor != binary:
+            who += f" (started by {ancestor})"
+    else:
+        who = "any process (binary identity not enforced)"
+    if cex.get("protocol") == "rest":
+        how = f"{cex.get('method')} {cex.get('path')}"
+        query = cex.get("query_params")
+        if isinstance(query, dict) and query:
+            how += "?" + "&".join(f"{k}={v}" for k, vs in query.items() for v in vs or [])
+    else:
+        how = "L4 connect"
+    where = f"{cex.get('host')}:{cex.get('port')} ip {cex.get('destination_ip')}"
+    if cex.get("trusted_gateway"):
+        where += " via trusted gateway"
+    return f"{who}: {how} {where}"
+
+
 def compact_violation(violation: Violation) -> CompactViolation:
     return CompactViolation(
-        what=violation.counterexample_line,
+        what=what_line(violation),
         granted_by=[_grant(g) for g in violation.granted_by],
         closest=_closest(violation),
         fix=_fix(violation),
@@ -117,10 +143,7 @@ def _verification(e: Explanation) -> str | None:
         return None
     within = v.within_boundary.result
     narrows = v.narrows_candidate.result
-    what = "the candidate"
-    if v.narrows_candidate.note:
-        what = "the candidate with process identity set"
-    return f"fixed candidate within the boundary: {within}; within {what}: {narrows}"
+    return f"fixed candidate within the boundary: {within}; within {v.compared_with}: {narrows}"
 
 
 def compact(e: Explanation, detail: Detail = "compact") -> CompactExplanation:

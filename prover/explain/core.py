@@ -298,7 +298,9 @@ def _exceeds(
     stopped = loop.stopped_because
     if loop.outcome.verdict is Verdict.WITHIN:
         fixed_text = dump_text(loop.doc.data)
-        reference, note = aligned_reference(original.data, loop.doc.data)
+        reference, note, phrase = aligned_reference(
+            original.data, loop.doc.data, loop.exact_hosts
+        )
         reference_text = candidate if note is None else dump_text(reference)
         narrowing = session.check_texts(fixed_text, reference_text, final=True)
         verification = Verification(
@@ -310,6 +312,8 @@ def _exceeds(
             narrows_candidate=_summary(
                 "fixed candidate within the original candidate", narrowing, note
             ),
+            compared_with="the original candidate"
+            + (f" with {phrase}" if phrase is not None else ""),
         )
         verified = narrowing.verdict is Verdict.WITHIN
         if not verified:

@@ -13,13 +13,14 @@ budget and ``max_violations``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from prover.explain.closest import closest_boundary_rules, network_candidates
 from prover.explain.describe import counterexample_text
 from prover.explain.document import Data, Edit, Loaded, load_document, tree_copy
 from prover.explain.hints import blocker_for
-from prover.explain.locate import Grant, locate_grants
+from prover.explain.locate import Grant, locate_grants, rule_by_key
 from prover.explain.measure import grant_units
 from prover.explain.models import Blocker, GrantsKept, RejectedFix, Violation
 from prover.explain.network_fixes import delete_rules, network_options
@@ -44,7 +45,7 @@ from prover.results import (
     ReasonCode,
     Verdict,
 )
-from prover.witness import network_action, replays
+from prover.witness import enforced_witness, network_action, replays
 
 #: How many ``unsupported`` results the rounds may get past.
 MAX_ALIGNMENTS = 3
@@ -58,6 +59,7 @@ class LoopResult:
     blockers: list[Blocker] = field(default_factory=list)
     stopped_because: str | None = None
     edits: list[Edit] = field(default_factory=list)
+    exact_hosts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _section(data: Data, key: str) -> dict[str, Any]:
@@ -65,11 +67,27 @@ def _section(data: Data, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def aligned_reference(reference: Data, fixed: Data) -> tuple[Data, str | None]:
-    """``reference`` with the fixed candidate's process identities, and a note if any
-    differ. Identities are not ordered by the prover (any change other than to root is
+class Reference(NamedTuple):
+    """What a fix is proved to narrow: the candidate, adjusted where the prover cannot
+    order the change (``phrase`` names the adjustment, ``note`` explains it)."""
+
+    data: Data
+    note: str | None
+    phrase: str | None
+
+
+def aligned_reference(
+    reference: Data, fixed: Data, exact_hosts: Sequence[tuple[str, dict[str, Any]]] = ()
+) -> Reference:
+    """``reference`` with the fixed candidate's process identities, and each wildcard
+    endpoint narrowed to an exact host added as that exact host.
+
+    Identities are not ordered by the prover (any change other than to root is
     ``unsupported``), so the narrowing check compares everything else; the identity
-    itself is then exactly the boundary's, which the boundary check proves."""
+    itself is then exactly the boundary's, which the boundary check proves. An exact
+    host may reach private addresses that its wildcard cannot (and the boundary allows),
+    so the wildcard's endpoint with the exact host is added to what the fix is compared
+    with."""
     result: Data = tree_copy(reference)
     changed: list[str] = []
     fixed_process = _section(fixed, "process")
@@ -82,14 +100,35 @@ def aligned_reference(reference: Data, fixed: Data) -> tuple[Data, str | None]:
                 section[name] = fixed_process[name]
             else:
                 section.pop(name, None)
-    if not changed:
-        return result, None
-    note = (
-        f"compared with the original candidate with {', '.join(changed)} set to the fixed "
-        "value: the prover cannot order process identities, so the fix sets them to exactly "
-        "the boundary's value, which the within-boundary check proves"
-    )
-    return result, note
+    hosts: list[str] = []
+    rules = _section(result, "network_policies")
+    for rule_key, endpoint in exact_hosts:
+        rule = rules.get(rule_key)
+        if not isinstance(rule, dict) or not isinstance(rule.get("endpoints"), list):
+            continue
+        if endpoint not in rule["endpoints"]:
+            rule["endpoints"].append(tree_copy(endpoint))
+            hosts.append(f"{endpoint.get('host')} in '{rule_key}'")
+    notes: list[str] = []
+    phrases: list[str] = []
+    if changed:
+        phrases.append("process identity set")
+        notes.append(
+            f"compared with the original candidate with {', '.join(changed)} set to the fixed "
+            "value: the prover cannot order process identities, so the fix sets them to "
+            "exactly the boundary's value, which the within-boundary check proves"
+        )
+    if hosts:
+        phrases.append("exact host " + ", ".join(hosts) + " added beside its wildcard")
+        notes.append(
+            "compared with the original candidate plus the exact host "
+            + ", ".join(hosts)
+            + ": an exact host may also reach private destination addresses, which its "
+            "wildcard cannot; the boundary allows them, as the within-boundary check proves"
+        )
+    if not notes:
+        return Reference(result, None, None)
+    return Reference(result, "; ".join(notes), " and ".join(phrases))
 
 
 def _fixable(outcome: CheckOutcome) -> bool:
@@ -180,13 +219,14 @@ class Step:
     doc: Loaded | None = None
     outcome: CheckOutcome | None = None
     edits: list[Edit] = field(default_factory=list)
+    exact_hosts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _try(
     session: Session, doc: Loaded, option: Option
 ) -> tuple[Loaded | None, CheckOutcome | None, str | None]:
     """Prove the option narrows, then re-check it against the boundary."""
-    reference, _ = aligned_reference(doc.data, option.data)
+    reference = aligned_reference(doc.data, option.data, option.exact_hosts).data
     narrowing = session.check_narrowing(option.data, reference)
     if narrowing.reason_code is ReasonCode.UNRESOLVED_BINARY_PATH:
         return (
@@ -250,7 +290,13 @@ def fix_violation(session: Session, doc: Loaded, boundary: Loaded, cex: object) 
     if found is None:
         return Step(violation=violation)
     assert chosen is not None
-    return Step(violation=violation, doc=found[0], outcome=found[1], edits=chosen.edits)
+    return Step(
+        violation=violation,
+        doc=found[0],
+        outcome=found[1],
+        edits=chosen.edits,
+        exact_hosts=chosen.exact_hosts,
+    )
 
 
 def _violation(
@@ -286,6 +332,22 @@ def _violation(
     )
 
 
+def preferred_witness(doc: Loaded, boundary: Loaded, cex: object) -> object:
+    """The counterexample, or the same action by a granting rule's binary with binary
+    identity enforced when that is a violation too (it names who is granted)."""
+    if not isinstance(cex, NetworkCounterexample) or cex.binary_identity_required:
+        return cex
+    binaries: list[str] = []
+    for grant in locate_grants(doc, cex):
+        if grant.rule_key is None:
+            continue
+        for binary in rule_by_key(doc, grant.rule_key).binaries:
+            if binary not in binaries:
+                binaries.append(binary)
+    named = enforced_witness(doc.policy, boundary.policy, cex, binaries)
+    return cex if named is None else named
+
+
 def fix_all(
     session: Session,
     original: Loaded,
@@ -304,7 +366,8 @@ def fix_all(
                     f"stopped after max_violations={max_violations}; more violations remain"
                 )
                 break
-            step = fix_violation(session, state.doc, boundary, outcome.counterexample)
+            cex = preferred_witness(state.doc, boundary, outcome.counterexample)
+            step = fix_violation(session, state.doc, boundary, cex)
             state.violations.append(step.violation)
             if step.doc is None or step.outcome is None:
                 state.stopped_because = (
@@ -315,6 +378,7 @@ def fix_all(
                 break
             state.doc, state.outcome = step.doc, step.outcome
             state.edits.extend(step.edits)
+            state.exact_hosts.extend(step.exact_hosts)
             continue
         if not _align(session, state, boundary, alignments):
             break

@@ -64,12 +64,16 @@ def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
         rule = rule_by_key(doc, entry.rule_key)
         endpoint = rule.endpoints[entry.endpoint_index]
         base = endpoint_location(entry.rule_key, entry.endpoint_index)
-        if entry.allow_rule_index is not None:
+        written = get_at(doc.data, base)
+        if entry.allow_rule_index is not None and "rules" in written:
             location: Location = (*base, "rules", entry.allow_rule_index)
             what = f"allow rule {http_rule_text(endpoint.allow_rules[entry.allow_rule_index])}"
-        elif endpoint.layer == "rest":
+        elif endpoint.layer == "rest" and "access" in written:
             location = (*base, "access")
             what = f"access preset {endpoint.access}"
+        elif endpoint.layer == "rest":  # read as REST without rules or preset written
+            location = base
+            what = "REST endpoint"
         else:
             location = (*base, "host")
             what = "L4 endpoint (any request, any protocol)"

@@ -156,6 +156,11 @@ class CheckSummary(_Model):
 class Verification(_Model):
     within_boundary: CheckSummary = Field(description="fixed candidate ⊆ boundary.")
     narrows_candidate: CheckSummary = Field(description="fixed candidate ⊆ original candidate.")
+    compared_with: str = Field(
+        default="the original candidate",
+        description="What narrows_candidate compared with: the original candidate, or the "
+        "original with the adjustments the prover cannot order (see its note).",
+    )
 
 
 class ExplainedResult(_Model):

@@ -72,12 +72,7 @@ def exceeds_texts(
 ) -> tuple[str, str]:
     count = len(violations)
     more = " (more may remain)" if stopped_because and not verified else ""
-    aligned = verification is not None and verification.narrows_candidate.note is not None
-    reference = (
-        "the original candidate with process identity set to the fixed value"
-        if aligned
-        else "the original candidate"
-    )
+    reference = "the original candidate" if verification is None else verification.compared_with
     if verified:
         tail = f"a fix, proved within the boundary and within {reference}, is offered."
     else:
