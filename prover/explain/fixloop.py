@@ -12,8 +12,8 @@ budget and ``max_violations``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from prover.explain.closest import closest_boundary_rules, network_candidates
