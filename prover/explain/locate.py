@@ -75,7 +75,7 @@ def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
             location = base
             what = "REST endpoint"
         else:
-            location = (*base, "host")
+            location = (*base, "host") if "host" in written else base
             what = "L4 endpoint (any request, any protocol)"
         binary = matched_binary(rule, action)
         binary_location = (

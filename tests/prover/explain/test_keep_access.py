@@ -78,3 +78,24 @@ def test_a_writable_path_is_made_read_only_rather_than_deleted() -> None:
     kept = explanation.grants_kept
     assert kept is not None and kept.with_rule_deleted is not None
     assert kept.with_fix > kept.with_rule_deleted
+
+
+def test_grants_are_located_in_hostless_and_preset_endpoints_as_written() -> None:
+    boundary = (
+        "version: 1\nnetwork_policies:\n  n:\n"
+        "    endpoints: [{ host: api.example.com, port: 443 }]\n"
+        "    binaries: [{ path: /usr/bin/curl }]\n"
+    )
+    candidate = (
+        "version: 1\nnetwork_policies:\n  n:\n"
+        "    endpoints:\n"
+        "      - { host: api.example.com, port: 443 }\n"
+        "      - { ports: [8443], allowed_ips: [8.8.8.0/24] }\n"
+        "    binaries: [{ path: /usr/bin/curl }]\n"
+    )
+
+    explanation = explain(candidate, boundary)
+
+    assert explanation.violations, explanation.enumeration.stopped_because
+    assert "internal error" not in (explanation.enumeration.stopped_because or "")
+    assert explanation.violations[0].granted_by[0].path == "network_policies.n.endpoints[1]"
