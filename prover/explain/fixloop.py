@@ -22,9 +22,17 @@ from prover.explain.document import Data, Edit, Loaded, load_document, tree_copy
 from prover.explain.hints import blocker_for
 from prover.explain.locate import Grant, locate_grants, rule_by_key
 from prover.explain.measure import grant_units
-from prover.explain.models import Blocker, GrantsKept, RejectedFix, Violation
+from prover.explain.models import (
+    Blocker,
+    FixOp,
+    GrantRef,
+    GrantsKept,
+    RejectedFix,
+    Violation,
+)
 from prover.explain.network_fixes import delete_rules, network_options
 from prover.explain.options import Option, Rejection
+from prover.explain.origin import original_location
 from prover.explain.session import Session, stopped_by_time
 from prover.explain.setting_fixes import (
     PROCESS_FIELDS,
@@ -35,6 +43,7 @@ from prover.explain.setting_fixes import (
     process_option,
     workdir_alignment,
 )
+from prover.policy.paths import render_path
 from prover.report import counterexample_json, counterexample_line
 from prover.results import (
     CheckOutcome,
@@ -252,7 +261,11 @@ def _try(
     return loaded, session.check_against_boundary(option.data), None
 
 
-def fix_violation(session: Session, doc: Loaded, boundary: Loaded, cex: object) -> Step:
+def fix_violation(
+    session: Session, doc: Loaded, boundary: Loaded, cex: object, prior: Sequence[Edit] = ()
+) -> Step:
+    """Fix one violation of ``doc``; paths are reported in the original candidate, which
+    ``prior`` (the edits made so far) turned into ``doc``."""
     grants = locate_grants(doc, cex)
     options, rejected, deleted = _options(doc, boundary, cex, grants)
     ranked = _ranked(options, boundary, cex, rejected)
@@ -286,7 +299,7 @@ def fix_violation(session: Session, doc: Loaded, boundary: Loaded, cex: object) 
         assert loaded is not None
         chosen, found = option, (loaded, outcome)
         break
-    violation = _violation(doc, boundary, cex, grants, chosen, rejected, before, deleted)
+    violation = _violation(doc, boundary, cex, grants, chosen, rejected, before, deleted, prior)
     if found is None:
         return Step(violation=violation)
     assert chosen is not None
@@ -308,6 +321,7 @@ def _violation(
     rejected: list[Rejection],
     before: int,
     deleted: Data | None,
+    prior: Sequence[Edit] = (),
 ) -> Violation:
     data = counterexample_json(cex)
     assert data is not None
@@ -322,14 +336,47 @@ def _violation(
         counterexample=data,
         counterexample_line=counterexample_line(cex),
         description=counterexample_text(cex),
-        granted_by=[g.ref for g in grants],
+        granted_by=[_original_ref(g, prior) for g in grants],
         closest_boundary_rules=closest_boundary_rules(boundary.policy, cex),
-        fix=[e.as_fix_op() for e in chosen.edits] if chosen else [],
+        fix=_original_ops(chosen.edits, prior) if chosen else [],
         fix_kind=chosen.kind if chosen else "none",
         fix_description=chosen.description if chosen else "no verified fix was found",
         grants_kept=kept,
         rejected_fixes=[RejectedFix(description=r.description, reason=r.reason) for r in rejected],
     )
+
+
+def _original_ref(grant: Grant, prior: Sequence[Edit]) -> GrantRef:
+    """The grant's reference with paths in the original candidate (before ``prior``)."""
+    if not prior:
+        return grant.ref
+    update: dict[str, Any] = {}
+    location = original_location(grant.location, prior)
+    if location is not None and location != grant.location:
+        update["path"] = render_path(location)
+        if grant.endpoint_index is not None and len(location) > 3:
+            update["endpoint_index"] = location[3]
+        if grant.allow_rule_index is not None and len(location) > 5:
+            update["allow_rule_index"] = location[5]
+    if grant.binary_location is not None:
+        binary = original_location(grant.binary_location, prior)
+        if binary is not None:
+            update["binary_path"] = render_path(binary)
+    return grant.ref.model_copy(update=update)
+
+
+def _original_ops(edits: list[Edit], prior: Sequence[Edit]) -> list[FixOp]:
+    """This violation's edits with paths in the original candidate where the entry
+    existed there (an added entry keeps its path in the working copy)."""
+    ops: list[FixOp] = []
+    for position, edit in enumerate(edits):
+        op = edit.as_fix_op()
+        if edit.op != "add":
+            location = original_location(edit.location, [*prior, *edits[:position]])
+            if location is not None:
+                op = op.model_copy(update={"path": render_path(location)})
+        ops.append(op)
+    return ops
 
 
 def preferred_witness(doc: Loaded, boundary: Loaded, cex: object) -> object:
@@ -367,7 +414,7 @@ def fix_all(
                 )
                 break
             cex = preferred_witness(state.doc, boundary, outcome.counterexample)
-            step = fix_violation(session, state.doc, boundary, cex)
+            step = fix_violation(session, state.doc, boundary, cex, state.edits)
             state.violations.append(step.violation)
             if step.doc is None or step.outcome is None:
                 state.stopped_because = (

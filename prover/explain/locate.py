@@ -37,6 +37,7 @@ class Grant:
     allow_rule_index: int | None = None
     fs_list: str | None = None
     fs_index: int | None = None
+    binary_location: Location | None = None
 
 
 def endpoint_location(rule_key: str, index: int) -> Location:
@@ -92,6 +93,7 @@ def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
                 rule_key=entry.rule_key,
                 endpoint_index=entry.endpoint_index,
                 allow_rule_index=entry.allow_rule_index,
+                binary_location=binary_location,
                 ref=GrantRef(
                     path=render_path(location),
                     summary=summary,

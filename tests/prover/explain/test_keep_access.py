@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from prover.explain import explain
 from prover.explain.compact import compact, render_compact_text
+from prover.policy.reader import read_policy_data
 
 BOUNDARY = """\
 version: 1
@@ -99,3 +100,34 @@ def test_grants_are_located_in_hostless_and_preset_endpoints_as_written() -> Non
     assert explanation.violations, explanation.enumeration.stopped_because
     assert "internal error" not in (explanation.enumeration.stopped_because or "")
     assert explanation.violations[0].granted_by[0].path == "network_policies.n.endpoints[1]"
+
+
+def test_later_violations_name_entries_of_the_original_candidate() -> None:
+    boundary = (
+        "version: 1\nnetwork_policies:\n  n:\n"
+        "    endpoints: [{ host: api.example.com, port: 443 }]\n"
+        "    binaries: [{ path: /usr/bin/curl }]\n"
+    )
+    candidate = (
+        "version: 1\nnetwork_policies:\n  n:\n"
+        "    endpoints:\n"
+        "      - { host: one.example.org, port: 443 }\n"
+        "      - { host: api.example.com, port: 443 }\n"
+        "      - { host: two.example.org, port: 443 }\n"
+        "    binaries: [{ path: /usr/bin/curl }]\n"
+    )
+
+    explanation = explain(candidate, boundary)
+
+    assert explanation.fix_verified
+    paths = sorted(v.granted_by[0].path for v in explanation.violations)
+    assert paths == ["network_policies.n.endpoints[0].host", "network_policies.n.endpoints[2].host"]
+    removed = sorted(op.path for v in explanation.violations for op in v.fix)
+    assert removed == ["network_policies.n.endpoints[0]", "network_policies.n.endpoints[2]"]
+    # The whole fix still applies in order, as JSON Patch does.
+    data = read_policy_data(candidate)
+    for op in explanation.fix:
+        assert op.op == "remove"
+        index = int(op.path.rsplit("[", 1)[1].rstrip("]"))
+        del data["network_policies"]["n"]["endpoints"][index]
+    assert data == read_policy_data(explanation.fixed_candidate or "")
