@@ -416,7 +416,7 @@ def fix_all(
             cex = preferred_witness(state.doc, boundary, outcome.counterexample)
             step = fix_violation(session, state.doc, boundary, cex, state.edits)
             state.violations.append(step.violation)
-            if step.doc is None or step.outcome is None:
+            if step.doc is None or step.outcome is None or not step.edits:
                 state.stopped_because = (
                     "the time budget ran out while fixing a violation; raise the timeout"
                     if session.time_ran_out or session.budget.expired or session.budget.cancelled

@@ -365,6 +365,16 @@ def network_options(
     """Fix options, most preferred first (the caller re-orders by what they keep)."""
     options: list[Option] = []
     rejected: list[Rejection] = []
+    if not grants:
+        return options, rejected
+    if any(g.endpoint_index is None for g in grants):
+        # Rules reaching the action through an opaque endpoint: only their binaries can
+        # be narrowed here (the boundary check then decides the rest).
+        try:
+            options.append(drop_binaries_option(doc, grants, action))
+        except NotNarrowable as exc:
+            rejected.append(Rejection("drop only the action's binary", str(exc)))
+        return options, rejected
     targets = candidates[:MAX_TARGETS]
     if len(grants) == 1:
         split = split_option(doc, boundary, grants[0], candidates, action)

@@ -131,3 +131,35 @@ def test_later_violations_name_entries_of_the_original_candidate() -> None:
         index = int(op.path.rsplit("[", 1)[1].rstrip("]"))
         del data["network_policies"]["n"]["endpoints"][index]
     assert data == read_policy_data(explanation.fixed_candidate or "")
+
+
+MCP_BOUNDARY = """\
+version: 1
+network_policies:
+  mcp:
+    endpoints:
+      - host: mcp.example.com
+        port: 443
+        protocol: mcp
+        mcp: { max_body_bytes: 131072, strict_tool_names: false }
+        rules:
+          - allow: { method: tools/call, tool: search_web }
+    binaries: [{ path: /usr/bin/curl }]
+"""
+
+
+def test_a_binary_reaching_an_opaque_endpoint_is_dropped_not_the_rule() -> None:
+    candidate = MCP_BOUNDARY.replace(
+        "binaries: [{ path: /usr/bin/curl }]",
+        "binaries: [{ path: /usr/bin/curl }, { path: /usr/bin/node }]",
+    )
+
+    explanation = explain(candidate, MCP_BOUNDARY)
+
+    assert explanation.fix_verified
+    (violation,) = explanation.violations
+    assert [g.path for g in violation.granted_by] == ["network_policies.mcp"]
+    assert [(op.op, op.path) for op in violation.fix] == [
+        ("remove", "network_policies.mcp.binaries[1]")
+    ]
+    assert read_policy_data(explanation.fixed_candidate or "") == read_policy_data(MCP_BOUNDARY)
