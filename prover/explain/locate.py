@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from prover.concrete import binary_matches, granting_entries
-from prover.concrete.glob import host_matches
 from prover.concrete.filesystem import path_is_covered
+from prover.concrete.glob import host_matches
 from prover.explain.describe import endpoint_text, http_rule_text
 from prover.explain.document import Loaded, get_at
 from prover.explain.models import GrantRef
