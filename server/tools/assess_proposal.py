@@ -55,7 +55,8 @@ binaries or use protocol: rest, enforcement: enforce. credential_reach_expansion
 credentialed host:port: confirm or narrow. capability_expansion: new methods: narrow \
 methods/paths. `adds_access`: false = redundant, null = undecided. `boundary.result` \
 other than within_boundary: narrow the rule (explain_counterexample on merged_policy). \
-result: error = invalid input, see `reason`.\
+result: error = invalid input, see `reason`. Grant units (access a fix keeps) and these \
+formats: policy-prover://schema/policy.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)

@@ -94,6 +94,7 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
         "{name, type, target_hosts}",
         "read-only = GET, HEAD, OPTIONS",
         "POST, PUT, PATCH",
+        "Grant units",
     ):
         assert word in description
 
