@@ -44,6 +44,7 @@ class CompactExplanation(_Model):
     detail: Detail
     result: Literal["within_boundary", "exceeds_boundary", "unsupported", "inconclusive", "error"]
     reason_code: str | None
+    reason: str | None
     summary: str
     prior: str | None = Field(description="On the given `result`: whether it still holds.")
     violations: list[CompactViolation]
@@ -152,6 +153,7 @@ def compact(e: Explanation, detail: Detail = "compact") -> CompactExplanation:
         detail=detail,
         result=e.result.result,
         reason_code=e.result.reason_code,
+        reason=e.result.reason,
         summary=e.summary,
         prior=e.prior_result.note if e.prior_result is not None else None,
         violations=[compact_violation(v) for v in e.violations],
