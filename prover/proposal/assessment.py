@@ -49,11 +49,6 @@ class ProposalReceipt(BaseModel):
 class ProposalAssessment(BaseModel):
     """What a proposed network rule adds, relative to the current policy."""
 
-    decision: Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"] = Field(
-        default="needs_review",
-        description="The one value to act on: auto_approvable; accepted (only accepted "
-        "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
-    )
     findings: list[Finding] = Field(
         description="New findings (delta after suppression), category order; accepted "
         "risks mark or trim them."
@@ -100,5 +95,10 @@ class ProposalAssessment(BaseModel):
         description="The boundary check of the merged policy against the given boundary "
         "policy (the check command's JSON object); null when no boundary was given or the "
         "proposal could not be applied. Only result within_boundary passes.",
+    )
+    decision: Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"] = Field(
+        default="needs_review",
+        description="The one value to act on: auto_approvable; accepted (only accepted "
+        "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
     )
     receipt: ProposalReceipt
