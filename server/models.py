@@ -38,7 +38,7 @@ class BoundaryCheckResult(BaseModel):
     schema_version: int = Field()
     prover_version: str = Field()
     check: Literal["boundary"] = Field()
-    coverage: Coverage | None = Field(description="Null on error.")
+    coverage: Coverage | None
     result: ResultValue = Field(description="Only within_boundary passes.")
     exit_code: int = Field(
         description="CLI exit status: 0 within, 1 exceeds, 2 error, 3 other, 130 cancelled."

@@ -75,6 +75,8 @@ def _bare(schema: Any) -> Any:
             continue
         else:
             out[key] = _bare(value)
+    if "properties" in out and out.get("type") == "object":
+        del out["type"]  # implied by properties for every value the server sends
     return out
 
 
