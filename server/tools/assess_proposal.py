@@ -38,23 +38,23 @@ DEFAULT_TIMEOUT_MS = 10_000
 MAX_TIMEOUT_MS = 60_000
 
 DESCRIPTION = """\
-\
 What risky access a proposed network rule adds: it is merged into `current` (the \
-effective policy) as the gateway does; only new findings count. Pass texts, not paths. `proposal`: {intent_summary, operations: [{addRule: \
-{ruleName, rule}}]} or {rule_name, rule}; endpoint `access` presets: read-only = GET, \
-HEAD, OPTIONS; read-write = those + POST, PUT, PATCH; full = every method. \
-`credentials`: a list of {name, type, target_hosts} (type is free text, e.g. api_key; \
-only target_hosts matters). `boundary`: the environment's maximum policy (not the \
-current one).
+effective policy) as the gateway does; only new findings count. Pass texts, not paths. \
+`proposal`: {intent_summary, operations: [{addRule: {ruleName, rule}}]} or {rule_name, \
+rule}; endpoint `access` presets: read-only = GET, HEAD, OPTIONS; read-write = those + \
+POST, PUT, PATCH; full = every method. `credentials`: a list of {name, type, \
+target_hosts} (type is free text, e.g. api_key; only target_hosts matters). `boundary`: \
+the environment's maximum policy (not the current one).
 Act on `decision`: auto_approvable; accepted (only accepted risks); needs_review; \
-blocked (never approve); invalid (fix `application_error`). Findings: \
-link_local_reach: remove metadata/link-local reach. l7_bypass_credentialed: a binary \
-that bypasses HTTP inspection (git, ssh, nc) reaches a credentialed host: restrict \
-binaries or use protocol: rest, enforcement: enforce. credential_reach_expansion: new \
-credentialed host:port: confirm or narrow. capability_expansion: narrow new methods. `adds_access`: false = redundant, null = undecided. `boundary.result` \
-other than within_boundary: narrow the rule (explain_counterexample on merged_policy). \
-result: error = invalid input, see `reason`. Grant units (access a fix keeps) and these \
-formats: policy-prover://schema/policy.\
+blocked (never approve); invalid (fix `application_error`). Findings: link_local_reach: \
+remove metadata/link-local reach. l7_bypass_credentialed: a binary that bypasses HTTP \
+inspection (git, ssh, nc) reaches a credentialed host: restrict binaries or use \
+protocol: rest, enforcement: enforce. credential_reach_expansion: new credentialed \
+host:port: confirm or narrow. capability_expansion: narrow new methods. `adds_access`: \
+false = redundant, null = undecided. `boundary.result` other than within_boundary: \
+narrow the rule (explain_counterexample on merged_policy). result: error = invalid \
+input, see `reason`. Grant units (access a fix keeps) and these formats: \
+policy-prover://schema/policy.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
