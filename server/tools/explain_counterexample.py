@@ -1,4 +1,6 @@
-"""The ``explain_counterexample`` tool: the CLI's ``explain --output json`` over MCP.
+"""The ``explain_counterexample`` tool: ``explain`` over MCP, compact by default
+(:mod:`prover.explain.compact`); ``detail="full"`` attaches the CLI's ``explain --output
+json`` object as ``analysis``.
 
 The explanation runs its boundary checks in a worker thread through
 :func:`prover.runner.run_in_worker`, under the process-wide limit on concurrent checks and
