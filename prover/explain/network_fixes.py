@@ -376,6 +376,10 @@ def network_options(
             rejected.append(Rejection("drop only the action's binary", str(exc)))
         return options, rejected
     targets = candidates[:MAX_TARGETS]
+    try:  # first: among fixes that keep as much, the smallest edit wins
+        options.append(drop_binaries_option(doc, grants, action))
+    except NotNarrowable:
+        pass
     if len(grants) == 1:
         split = split_option(doc, boundary, grants[0], candidates, action)
         if split is not None:
@@ -387,9 +391,5 @@ def network_options(
         except NotNarrowable as exc:
             if position == 0:  # only the closest entry's reason is worth reading
                 rejected.append(Rejection(f"narrow to the boundary entry {where}", str(exc)))
-    try:
-        options.append(drop_binaries_option(doc, grants, action))
-    except NotNarrowable:
-        pass
     options.append(remove_option(doc, grants))
     return options, rejected
