@@ -42,6 +42,9 @@ def test_only_the_offending_binary_is_dropped_and_the_rule_keeps_the_others() ->
     assert violation.counterexample["binary_identity_required"] is True
     assert [g.binary for g in violation.granted_by] == ["/usr/bin/node"]
     assert violation.fix_kind == "narrow"
+    assert [(op.op, op.path) for op in violation.fix] == [
+        ("remove", "network_policies.nvidia.binaries[3]")
+    ]
     fixed = explanation.fixed_candidate or ""
     for kept in ("/usr/bin/curl", "/bin/bash", "/usr/local/bin/opencode"):
         assert kept in fixed
