@@ -130,6 +130,8 @@ def compact_violation(violation: Violation) -> CompactViolation:
 
 def _blocker(blocker: Blocker) -> CompactBlocker:
     hint = blocker.rewrite_hints[0] if blocker.rewrite_hints else blocker.meaning
+    if blocker.reason:  # the reason is listed once, not again inside the hint
+        hint = hint.replace(f" ({blocker.reason.split('invalid policy: ', 1)[-1]})", "")
     return CompactBlocker(
         reason_code=blocker.reason_code,
         reason=blocker.reason,
@@ -181,7 +183,8 @@ def render_compact_text(c: CompactExplanation) -> str:
         lines.append(f"{line} | fix: {v.fix}")
     for b in c.blockers:
         state = "got past" if b.got_past else "blocks"
-        lines.append(f"blocker ({state}): {b.reason_code}: {b.reason} | hint: {b.hint}")
+        said = "" if b.reason and b.reason in c.summary else f": {b.reason}"
+        lines.append(f"blocker ({state}): {b.reason_code}{said} | hint: {b.hint}")
     if c.verification:
         lines.append(f"verification: {c.verification}")
     if c.result != "within_boundary":
