@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 
 import jsonschema
 import pytest
@@ -54,20 +55,32 @@ def _tools_list_line() -> str:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    stdin = "".join(json.dumps(m) + "\n" for m in messages)
-    done = subprocess.run(
+    # stdin stays open until the answer arrives: a server that reads end-of-input first
+    # may stop before it answers.
+    process = subprocess.Popen(
         [params.command, *params.args],
-        input=stdin,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
         env=params.env,
-        timeout=120,
-        check=False,
     )
-    for line in done.stdout.splitlines():
-        if json.loads(line).get("id") == 2:
-            return line
-    raise AssertionError(f"no tools/list answer: {done.stdout!r} {done.stderr[-2000:]!r}")
+    timer = threading.Timer(120, process.kill)
+    timer.start()
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+        process.stdin.flush()
+        for line in process.stdout:
+            if json.loads(line).get("id") == 2:
+                return line.rstrip("\n")
+        raise AssertionError("the server ended without answering tools/list")
+    finally:
+        timer.cancel()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+        process.wait(timeout=30)
 
 
 def test_tools_list_is_small_and_keeps_every_output_schema() -> None:
