@@ -40,17 +40,9 @@ class BoundaryCheckResult(BaseModel):
     check: Literal["boundary"] = Field()
     coverage: Coverage | None
     result: ResultValue = Field(description="Only within_boundary passes.")
-    exit_code: int = Field(
-        description="CLI exit status: 0 within, 1 exceeds, 2 error, 3 other, 130 cancelled."
-    )
+    exit_code: int = Field(description="0 within, 1 exceeds, 2 error, 3 other, 130 cancelled.")
     inputs: BoundaryInputs = Field()
-    counterexample: Counterexample | None = Field(
-        description="exceeds_boundary: an action the candidate allows, the boundary not."
-    )
-    reason_code: ReasonCode | None = Field(
-        description="Why not within; see policy-prover://reference/results."
-    )
+    counterexample: Counterexample | None
+    reason_code: ReasonCode | None
     reason: str | None = Field()
-    receipt: Receipt = Field(
-        description="SHA-256 of each policy text (UTF-8), Z3 version, time, deciding stage."
-    )
+    receipt: Receipt

@@ -14,7 +14,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from prover.explain.models import Blocker, Explanation, FixOp, GrantRef, GrantsKept, Violation
+from prover.explain.models import (
+    Blocker,
+    Explanation,
+    FixOp,
+    GrantRef,
+    GrantsKept,
+    InputDigests,
+    Violation,
+)
 from prover.report import escape_control
 
 Detail = Literal["compact", "full"]
@@ -46,17 +54,16 @@ class CompactExplanation(_Model):
     reason_code: str | None
     reason: str | None
     summary: str
-    prior: str | None = Field(description="On the given `result`: whether it still holds.")
+    prior: str | None = Field(description="Does the given `result` still hold?")
     violations: list[CompactViolation]
     blockers: list[CompactBlocker]
     fix_verified: bool = Field(description="fixed_candidate proved within both.")
     fixed_candidate: str | None = Field(description="The whole fixed policy, when verified.")
-    partial_candidate: str | None = Field(
-        description="Not verified: the violations found so far fixed, blockers remain."
-    )
+    partial_candidate: str | None = Field(description="Not verified: fixes so far.")
     verification: str | None
     grants_kept: GrantsKept | None
     stopped_because: str | None
+    inputs: InputDigests
     analysis: dict[str, JsonValue] | None = Field(description="detail=full: the full analysis.")
 
 
@@ -166,6 +173,7 @@ def compact(e: Explanation, detail: Detail = "compact") -> CompactExplanation:
         verification=_verification(e),
         grants_kept=e.grants_kept,
         stopped_because=e.enumeration.stopped_because,
+        inputs=e.inputs,
         analysis=e.model_dump(mode="json") if detail == "full" else None,
     )
 
@@ -197,6 +205,9 @@ def render_compact_text(c: CompactExplanation) -> str:
         )
     if c.stopped_because:
         lines.append(f"stopped: {c.stopped_because}")
+    if c.inputs.environment_sha256 is not None:
+        lines.append(f"environment: sha256={c.inputs.environment_sha256}")
+        lines.extend(f"assumption: {fact}" for fact in c.inputs.assumptions or ())
     if c.fixed_candidate is not None:
         lines.append("fixed_candidate: in the structured result")
     elif c.partial_candidate is not None:

@@ -45,12 +45,12 @@ Prove that a candidate OpenShell sandbox policy allows nothing beyond a boundary
 Pass full policy texts (YAML/JSON, version: 1), not paths. Boundary: your own policy when \
 vetting a subagent's; the environment's maximum policy when checking a change (candidate \
 = the complete policy after it).
-`result`: within_boundary is the only PASS (in coverage.domains; not "minimal" or "safe"). \
+`result`: within_boundary is the only PASS (not "minimal" or "safe"). \
 exceeds_boundary: `counterexample` is one action the candidate allows and the boundary \
 refuses; next, explain_counterexample gives every violation and a verified fix. \
 unsupported, inconclusive: FAIL, never a pass; `reason` says what to change \
 (solver_timeout: retry with a larger timeout_ms). error: invalid policy; `reason` names \
-each bad field. `receipt`: SHA-256 of each text. Reason codes: \
+each bad field. `receipt`: SHA-256 of each text. Codes: \
 policy-prover://reference/results; format: policy-prover://schema/policy.\
 """
 

@@ -37,18 +37,16 @@ MAX_TIMEOUT_MS = 120_000
 MAX_VIOLATIONS = 100
 
 DESCRIPTION = """\
-\
 After check_boundary fails: every violation, the candidate entries granting it, and a \
 fix the prover re-checked. Pass the same full policy texts (optional `result`: the \
 earlier result, re-verified). Compact by default, one line per violation (`what`, \
 `granted_by` paths in the original candidate, `closest` boundary entry and the \
 dimensions it fails on, `fix` edits); `detail: "full"` adds `analysis`. Fixes narrow \
 before deleting (drop a binary, host, port, method, path, write access) and keep the \
-most grant units (binaries x ports x allow rules, plus 1 per read-only and 2 per \
-writable path). `fix_verified` true: `fixed_candidate` was proved within the boundary \
-and within the candidate (`verification`); use it, then check_boundary. Otherwise \
-read `blockers` (each with a `hint`) and `stopped_because`; `partial_candidate` has the \
-fixes so far. unsupported/inconclusive are never a pass.\
+most grant units (policy-prover://schema/policy). `fix_verified` true: `fixed_candidate` \
+was proved within the boundary and within the candidate (`verification`); use it, then \
+check_boundary. Otherwise read `blockers` (each with a `hint`) and `stopped_because`; \
+`partial_candidate` has the fixes so far. unsupported/inconclusive are never a pass.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
