@@ -56,3 +56,30 @@ def replays(candidate: Policy, boundary: Policy, cex: object) -> bool:
         boundary.landlock_compatibility == "hard_requirement"
         and candidate.landlock_compatibility != "hard_requirement"
     )
+
+
+def _is_exact(binary: str) -> bool:
+    return not any(char in binary for char in "*?[")
+
+
+def enforced_witness(
+    candidate: Policy, boundary: Policy, cex: NetworkCounterexample, binaries: list[str]
+) -> NetworkCounterexample | None:
+    """The same action by one of ``binaries`` with binary identity enforced, when the
+    concrete evaluator shows the candidate allows it and the boundary refuses it.
+
+    A witness found where binary identity is not enforced says "any process", which reads
+    as "binaries do not matter" for a rule that lists binaries; the same action by the
+    rule's own binary, in the mode that checks binaries, names who is granted.
+    """
+    if cex.binary_identity_required:
+        return None
+    for binary in binaries:
+        if not _is_exact(binary):
+            continue
+        named = cex.model_copy(
+            update={"binary": binary, "ancestor_binary": binary, "binary_identity_required": True}
+        )
+        if replays(candidate, boundary, named):
+            return named
+    return None

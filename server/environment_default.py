@@ -37,9 +37,7 @@ EnvironmentArgument = Annotated[
     WrapValidator(_none_or_text),
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
     Field(
-        description="Optional environment evidence document (YAML/JSON text: workdir, user, "
-        "users, groups, symlinks, symlinks_complete_beneath) deciding what depends on the "
-        "sandbox image; the receipt then lists the facts used (assumptions). Omitted: the "
-        "server's default, if any; empty: none."
+        description="Image facts, YAML/JSON (workdir, user, users, groups, symlinks, "
+        "symlinks_complete_beneath); omitted: server default; empty: none."
     ),
 ]

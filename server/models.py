@@ -20,10 +20,7 @@ ResultValue = Literal["within_boundary", "exceeds_boundary", "unsupported", "inc
 class Coverage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    domains: list[str] = Field(
-        description="The parts of a policy the prover models. A policy part not listed "
-        "here was not checked."
-    )
+    domains: list[str] = Field(description="The policy parts modeled; others were not checked.")
 
 
 class BoundaryInputs(BaseModel):
@@ -38,30 +35,14 @@ class BoundaryCheckResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = Field(description="Version of this result format (1).")
-    prover_version: str = Field(description="Version of policy-prover that decided.")
-    check: Literal["boundary"] = Field(description="Which check ran.")
-    coverage: Coverage | None = Field(
-        description="The modeled policy parts; null on an error result."
-    )
-    result: ResultValue = Field(
-        description="within_boundary is the only passing result; every other value is a "
-        "failure to act on (see reason_code)."
-    )
-    exit_code: int = Field(
-        description="The CLI exit status for this result: 0 within, 1 exceeds, 2 error, "
-        "3 unsupported or inconclusive, 130 cancelled."
-    )
-    inputs: BoundaryInputs = Field(description="Names of the two policies that were compared.")
-    counterexample: Counterexample | None = Field(
-        description="On exceeds_boundary: one concrete action the candidate allows and the "
-        "boundary refuses. Null otherwise."
-    )
-    reason_code: ReasonCode | None = Field(
-        description="Stable machine code for unsupported, inconclusive and error results."
-    )
-    reason: str | None = Field(description="Human-readable explanation of reason_code.")
-    receipt: Receipt = Field(
-        description="Binds this verdict to the exact inputs: SHA-256 of each policy text "
-        "(UTF-8), the Z3 version, time spent and the stage that decided."
-    )
+    schema_version: int = Field()
+    prover_version: str = Field()
+    check: Literal["boundary"] = Field()
+    coverage: Coverage | None
+    result: ResultValue = Field(description="Only within_boundary passes.")
+    exit_code: int = Field(description="0 within, 1 exceeds, 2 error, 3 other, 130 cancelled.")
+    inputs: BoundaryInputs = Field()
+    counterexample: Counterexample | None
+    reason_code: ReasonCode | None
+    reason: str | None = Field()
+    receipt: Receipt

@@ -51,9 +51,13 @@ policy and `boundary` = my policy, exactly as given.
 
 {_READING_THE_RESULT}
 
-If the result is not `within_boundary`, do not start the subagent with this policy: \
-propose the smallest edit to the subagent's policy that fixes the problem, check the \
-edited policy again, and show me the final result and its receipt.
+If the result is not `within_boundary`, do not start the subagent with this policy. Call \
+`explain_counterexample` with the same two texts: it lists every violation and, when \
+`fix_verified` is true, a `fixed_candidate` that keeps as much of the subagent's access \
+as the boundary allows. Check that fixed policy with `check_boundary` again, and show me \
+the final result and its receipt. If the subagent later needs one more network rule, \
+call `assess_proposal` first (`current` = the subagent's policy, `proposal` = the rule, \
+`boundary` = my policy) and add the rule only if its `decision` is auto_approvable.
 
 Subagent's policy (candidate):
 {_fenced(subagent_policy)}

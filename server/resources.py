@@ -22,9 +22,31 @@ def example_uri(name: str) -> str:
 
 def policy_schema() -> str:
     # Imported on first read: the schema module is part of the core, loaded only if asked.
+    from prover.model import PRESET_METHODS
     from prover.policy.schema import policy_json_schema
+    from prover.proposal.credentials import CredentialSet
 
-    return json.dumps(policy_json_schema(), indent=2)
+    schema = policy_json_schema()
+    schema["x-policy-prover"] = {
+        "access_presets": {
+            name: ["every method"] if methods == ("*",) else list(methods)
+            for name, methods in PRESET_METHODS.items()
+        },
+        "credentials": {
+            "description": "assess_proposal's `credentials` argument: a list of credentials "
+            "(or {credentials: [...]}). `type` is free text (e.g. api_key, oauth_token, "
+            "github_token); only `target_hosts` (host patterns, every port) decides findings.",
+            "schema": CredentialSet.model_json_schema(),
+        },
+        "grant_units": "How much access a policy grants, as explain counts it: per network "
+        "rule, its binaries (at least 1) x the sum over its endpoints of ports x allow "
+        "rules (an access preset or L4 endpoint counts as 1); plus 1 per read_only and 2 "
+        "per read_write path.",
+        "boundary": "check_boundary and explain_counterexample: the most the candidate may "
+        "get (your own policy when vetting a subagent's, else the environment's maximum "
+        "policy); assess_proposal: the environment's maximum policy.",
+    }
+    return json.dumps(schema, indent=2)
 
 
 def result_catalogue() -> str:

@@ -37,6 +37,8 @@ from prover.witness import network_action
 
 #: How many boundary entries to report per violation.
 MAX_CLOSEST = 3
+#: How far apart a failing dimension puts a boundary entry (ties of equal count).
+_WEIGHT = {"host": 4, "destination_ip": 3, "port": 3, "layer": 2, "identity_mode": 2}
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,14 @@ def network_candidates(boundary: Policy, action: NetworkAction) -> list[Candidat
         for endpoint in rule.endpoints
     ]
     order = {id(c): i for i, c in enumerate(found)}
-    return sorted(found, key=lambda c: (len(c.mismatches), order[id(c)]))
+
+    def distance(c: Candidate) -> tuple[int, int, int]:
+        # Fewest failing dimensions first; among equals, one that reaches the same
+        # destination (host, port, layer) before one that differs only in who or what.
+        weight = sum(_WEIGHT.get(m.dimension, 1) for m in c.mismatches)
+        return (len(c.mismatches), weight, order[id(c)])
+
+    return sorted(found, key=distance)
 
 
 def _closest_from(candidate: Candidate) -> ClosestRule:

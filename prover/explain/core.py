@@ -41,7 +41,13 @@ from prover.explain.models import (
 from prover.explain.prior import compare_prior, read_prior
 from prover.explain.proposal import explain_proposal
 from prover.explain.session import Session
-from prover.explain.text import blocker_texts, exceeds_texts, within_texts
+from prover.explain.setaside import SetAside, put_back, set_aside
+from prover.explain.text import (
+    blocker_texts,
+    exceeds_texts,
+    past_blocker_texts,
+    within_texts,
+)
 from prover.policy.loader import load_policy
 from prover.report import counterexample_json, counterexample_line
 from prover.results import CheckOutcome, Verdict
@@ -224,21 +230,76 @@ def _explain_verdict(
             enumeration=Enumeration(complete=True, checks_run=session.checks_run),
             **base,
         )
+    if first.verdict is Verdict.UNSUPPORTED and bound_doc is not None:
+        original = _data(candidate)
+        aside = set_aside(session, original, bound_doc, first)
+        if aside.rules:
+            return _past_blockers(aside, session, original, bound_doc, base, max_violations)
     if first.verdict is not Verdict.EXCEEDS or cand_doc is None or bound_doc is None:
         return _not_decided(first, candidate, boundary, session, base)
+    loop = _fixed(session, cand_doc, bound_doc, first, max_violations)
+    return _exceeds(loop, session, candidate, cand_doc, base)
+
+
+def _fixed(
+    session: Session, doc: Loaded, boundary: Loaded, first: CheckOutcome, max_violations: int
+) -> LoopResult:
     try:
-        loop = fix_all(session, cand_doc, bound_doc, first, max_violations)
+        return fix_all(session, doc, boundary, first, max_violations)
     except BudgetExhausted:
         raise
     except Exception as exc:  # a bug here must never turn into a claimed fix
         log.exception("internal error while explaining")
-        loop = LoopResult(
-            doc=cand_doc,
+        return LoopResult(
+            doc=doc,
             outcome=first,
             stopped_because=f"an internal error stopped the explanation ({type(exc).__name__}: "
             f"{exc})",
         )
-    return _exceeds(loop, session, candidate, cand_doc, base)
+
+
+def _past_blockers(
+    aside: SetAside,
+    session: Session,
+    original: Data,
+    boundary: Loaded,
+    base: dict[str, Any],
+    max_violations: int,
+) -> Explanation:
+    """Blocked rules set aside: every blocker, and the rest explained and fixed."""
+    if aside.outcome.verdict is Verdict.EXCEEDS and aside.doc is not None:
+        loop = _fixed(session, aside.doc, boundary, aside.outcome, max_violations)
+        blockers = [*aside.blockers, *loop.blockers]
+        violations, edits, rest = loop.violations, loop.edits, loop.outcome.verdict.value
+        stopped_in_rest, fixed = loop.stopped_because, loop.doc.data
+    else:
+        blockers, violations, edits = list(aside.blockers), [], []
+        rest, stopped_in_rest, fixed = aside.outcome.verdict.value, None, aside.data
+    partial = None
+    if edits:
+        partial = dump_text(put_back(original, fixed, aside.rules))
+    if len(blockers) == 1 and not violations:
+        summary, paragraph = blocker_texts(base["result"].result, blockers[0])
+        paragraph += f" With the blocked rule set aside, the rest of the candidate is {rest}."
+    else:
+        summary, paragraph = past_blocker_texts(
+            base["result"].result, blockers, violations, rest, partial
+        )
+    stopped = stopped_in_rest or (
+        f"{len(aside.rules)} rule(s) the prover cannot decide were set aside: "
+        + ", ".join(f"'{key}'" for key in aside.rules)
+    )
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        violations=violations,
+        blockers=blockers,
+        partial_candidate=partial,
+        enumeration=Enumeration(
+            complete=False, stopped_because=stopped, checks_run=session.checks_run
+        ),
+        **base,
+    )
 
 
 def _out_of_time(first: CheckOutcome, session: Session, base: dict[str, Any]) -> Explanation:
@@ -298,7 +359,7 @@ def _exceeds(
     stopped = loop.stopped_because
     if loop.outcome.verdict is Verdict.WITHIN:
         fixed_text = dump_text(loop.doc.data)
-        reference, note = aligned_reference(original.data, loop.doc.data)
+        reference, note, phrase = aligned_reference(original.data, loop.doc.data, loop.exact_hosts)
         reference_text = candidate if note is None else dump_text(reference)
         narrowing = session.check_texts(fixed_text, reference_text, final=True)
         verification = Verification(
@@ -310,6 +371,8 @@ def _exceeds(
             narrows_candidate=_summary(
                 "fixed candidate within the original candidate", narrowing, note
             ),
+            compared_with="the original candidate"
+            + (f" with {phrase}" if phrase is not None else ""),
         )
         verified = narrowing.verdict is Verdict.WITHIN
         if not verified:
@@ -336,6 +399,7 @@ def _exceeds(
         grants_kept=kept,
         fix=[edit.as_fix_op() for edit in loop.edits] if verified else [],
         fixed_candidate=fixed_text if verified else None,
+        partial_candidate=_partial(loop, verified),
         fix_verified=verified,
         verification=verification,
         enumeration=Enumeration(
@@ -343,6 +407,15 @@ def _exceeds(
         ),
         **base,
     )
+
+
+def _partial(loop: LoopResult, verified: bool) -> str | None:
+    """The partly fixed candidate, when fixes were made but a blocker remains."""
+    if verified or not loop.edits or loop.outcome.verdict is Verdict.WITHIN:
+        return None
+    if loop.outcome.verdict is Verdict.EXCEEDS and not loop.blockers:
+        return None
+    return dump_text(loop.doc.data)
 
 
 def explain_input_error(

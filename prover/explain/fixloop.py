@@ -12,18 +12,27 @@ budget and ``max_violations``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from prover.explain.closest import closest_boundary_rules, network_candidates
 from prover.explain.describe import counterexample_text
 from prover.explain.document import Data, Edit, Loaded, load_document, tree_copy
 from prover.explain.hints import blocker_for
-from prover.explain.locate import Grant, locate_grants
+from prover.explain.locate import Grant, locate_grants, rule_by_key
 from prover.explain.measure import grant_units
-from prover.explain.models import Blocker, GrantsKept, RejectedFix, Violation
+from prover.explain.models import (
+    Blocker,
+    FixOp,
+    GrantRef,
+    GrantsKept,
+    RejectedFix,
+    Violation,
+)
 from prover.explain.network_fixes import delete_rules, network_options
 from prover.explain.options import Option, Rejection
+from prover.explain.origin import original_location
 from prover.explain.session import Session, stopped_by_time
 from prover.explain.setting_fixes import (
     PROCESS_FIELDS,
@@ -34,6 +43,7 @@ from prover.explain.setting_fixes import (
     process_option,
     workdir_alignment,
 )
+from prover.policy.paths import render_path
 from prover.report import counterexample_json, counterexample_line
 from prover.results import (
     CheckOutcome,
@@ -44,7 +54,7 @@ from prover.results import (
     ReasonCode,
     Verdict,
 )
-from prover.witness import network_action, replays
+from prover.witness import enforced_witness, network_action, replays
 
 #: How many ``unsupported`` results the rounds may get past.
 MAX_ALIGNMENTS = 3
@@ -58,6 +68,7 @@ class LoopResult:
     blockers: list[Blocker] = field(default_factory=list)
     stopped_because: str | None = None
     edits: list[Edit] = field(default_factory=list)
+    exact_hosts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _section(data: Data, key: str) -> dict[str, Any]:
@@ -65,11 +76,27 @@ def _section(data: Data, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def aligned_reference(reference: Data, fixed: Data) -> tuple[Data, str | None]:
-    """``reference`` with the fixed candidate's process identities, and a note if any
-    differ. Identities are not ordered by the prover (any change other than to root is
+class Reference(NamedTuple):
+    """What a fix is proved to narrow: the candidate, adjusted where the prover cannot
+    order the change (``phrase`` names the adjustment, ``note`` explains it)."""
+
+    data: Data
+    note: str | None
+    phrase: str | None
+
+
+def aligned_reference(
+    reference: Data, fixed: Data, exact_hosts: Sequence[tuple[str, dict[str, Any]]] = ()
+) -> Reference:
+    """``reference`` with the fixed candidate's process identities, and each wildcard
+    endpoint narrowed to an exact host added as that exact host.
+
+    Identities are not ordered by the prover (any change other than to root is
     ``unsupported``), so the narrowing check compares everything else; the identity
-    itself is then exactly the boundary's, which the boundary check proves."""
+    itself is then exactly the boundary's, which the boundary check proves. An exact
+    host may reach private addresses that its wildcard cannot (and the boundary allows),
+    so the wildcard's endpoint with the exact host is added to what the fix is compared
+    with."""
     result: Data = tree_copy(reference)
     changed: list[str] = []
     fixed_process = _section(fixed, "process")
@@ -82,14 +109,35 @@ def aligned_reference(reference: Data, fixed: Data) -> tuple[Data, str | None]:
                 section[name] = fixed_process[name]
             else:
                 section.pop(name, None)
-    if not changed:
-        return result, None
-    note = (
-        f"compared with the original candidate with {', '.join(changed)} set to the fixed "
-        "value: the prover cannot order process identities, so the fix sets them to exactly "
-        "the boundary's value, which the within-boundary check proves"
-    )
-    return result, note
+    hosts: list[str] = []
+    rules = _section(result, "network_policies")
+    for rule_key, endpoint in exact_hosts:
+        rule = rules.get(rule_key)
+        if not isinstance(rule, dict) or not isinstance(rule.get("endpoints"), list):
+            continue
+        if endpoint not in rule["endpoints"]:
+            rule["endpoints"].append(tree_copy(endpoint))
+            hosts.append(f"{endpoint.get('host')} in '{rule_key}'")
+    notes: list[str] = []
+    phrases: list[str] = []
+    if changed:
+        phrases.append("process identity set")
+        notes.append(
+            f"compared with the original candidate with {', '.join(changed)} set to the fixed "
+            "value: the prover cannot order process identities, so the fix sets them to "
+            "exactly the boundary's value, which the within-boundary check proves"
+        )
+    if hosts:
+        phrases.append("exact host " + ", ".join(hosts) + " added beside its wildcard")
+        notes.append(
+            "compared with the original candidate plus the exact host "
+            + ", ".join(hosts)
+            + ": an exact host may also reach private destination addresses, which its "
+            "wildcard cannot; the boundary allows them, as the within-boundary check proves"
+        )
+    if not notes:
+        return Reference(result, None, None)
+    return Reference(result, "; ".join(notes), " and ".join(phrases))
 
 
 def _fixable(outcome: CheckOutcome) -> bool:
@@ -180,13 +228,14 @@ class Step:
     doc: Loaded | None = None
     outcome: CheckOutcome | None = None
     edits: list[Edit] = field(default_factory=list)
+    exact_hosts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _try(
     session: Session, doc: Loaded, option: Option
 ) -> tuple[Loaded | None, CheckOutcome | None, str | None]:
     """Prove the option narrows, then re-check it against the boundary."""
-    reference, _ = aligned_reference(doc.data, option.data)
+    reference = aligned_reference(doc.data, option.data, option.exact_hosts).data
     narrowing = session.check_narrowing(option.data, reference)
     if narrowing.reason_code is ReasonCode.UNRESOLVED_BINARY_PATH:
         return (
@@ -212,7 +261,11 @@ def _try(
     return loaded, session.check_against_boundary(option.data), None
 
 
-def fix_violation(session: Session, doc: Loaded, boundary: Loaded, cex: object) -> Step:
+def fix_violation(
+    session: Session, doc: Loaded, boundary: Loaded, cex: object, prior: Sequence[Edit] = ()
+) -> Step:
+    """Fix one violation of ``doc``; paths are reported in the original candidate, which
+    ``prior`` (the edits made so far) turned into ``doc``."""
     grants = locate_grants(doc, cex)
     options, rejected, deleted = _options(doc, boundary, cex, grants)
     ranked = _ranked(options, boundary, cex, rejected)
@@ -246,11 +299,17 @@ def fix_violation(session: Session, doc: Loaded, boundary: Loaded, cex: object) 
         assert loaded is not None
         chosen, found = option, (loaded, outcome)
         break
-    violation = _violation(doc, boundary, cex, grants, chosen, rejected, before, deleted)
+    violation = _violation(doc, boundary, cex, grants, chosen, rejected, before, deleted, prior)
     if found is None:
         return Step(violation=violation)
     assert chosen is not None
-    return Step(violation=violation, doc=found[0], outcome=found[1], edits=chosen.edits)
+    return Step(
+        violation=violation,
+        doc=found[0],
+        outcome=found[1],
+        edits=chosen.edits,
+        exact_hosts=chosen.exact_hosts,
+    )
 
 
 def _violation(
@@ -262,6 +321,7 @@ def _violation(
     rejected: list[Rejection],
     before: int,
     deleted: Data | None,
+    prior: Sequence[Edit] = (),
 ) -> Violation:
     data = counterexample_json(cex)
     assert data is not None
@@ -276,14 +336,63 @@ def _violation(
         counterexample=data,
         counterexample_line=counterexample_line(cex),
         description=counterexample_text(cex),
-        granted_by=[g.ref for g in grants],
+        granted_by=[_original_ref(g, prior) for g in grants],
         closest_boundary_rules=closest_boundary_rules(boundary.policy, cex),
-        fix=[e.as_fix_op() for e in chosen.edits] if chosen else [],
+        fix=_original_ops(chosen.edits, prior) if chosen else [],
         fix_kind=chosen.kind if chosen else "none",
         fix_description=chosen.description if chosen else "no verified fix was found",
         grants_kept=kept,
         rejected_fixes=[RejectedFix(description=r.description, reason=r.reason) for r in rejected],
     )
+
+
+def _original_ref(grant: Grant, prior: Sequence[Edit]) -> GrantRef:
+    """The grant's reference with paths in the original candidate (before ``prior``)."""
+    if not prior:
+        return grant.ref
+    update: dict[str, Any] = {}
+    location = original_location(grant.location, prior)
+    if location is not None and location != grant.location:
+        update["path"] = render_path(location)
+        if grant.endpoint_index is not None and len(location) > 3:
+            update["endpoint_index"] = location[3]
+        if grant.allow_rule_index is not None and len(location) > 5:
+            update["allow_rule_index"] = location[5]
+    if grant.binary_location is not None:
+        binary = original_location(grant.binary_location, prior)
+        if binary is not None:
+            update["binary_path"] = render_path(binary)
+    return grant.ref.model_copy(update=update)
+
+
+def _original_ops(edits: list[Edit], prior: Sequence[Edit]) -> list[FixOp]:
+    """This violation's edits with paths in the original candidate where the entry
+    existed there (an added entry keeps its path in the working copy)."""
+    ops: list[FixOp] = []
+    for position, edit in enumerate(edits):
+        op = edit.as_fix_op()
+        if edit.op != "add":
+            location = original_location(edit.location, [*prior, *edits[:position]])
+            if location is not None:
+                op = op.model_copy(update={"path": render_path(location)})
+        ops.append(op)
+    return ops
+
+
+def preferred_witness(doc: Loaded, boundary: Loaded, cex: object) -> object:
+    """The counterexample, or the same action by a granting rule's binary with binary
+    identity enforced when that is a violation too (it names who is granted)."""
+    if not isinstance(cex, NetworkCounterexample) or cex.binary_identity_required:
+        return cex
+    binaries: list[str] = []
+    for grant in locate_grants(doc, cex):
+        if grant.rule_key is None:
+            continue
+        for binary in rule_by_key(doc, grant.rule_key).binaries:
+            if binary not in binaries:
+                binaries.append(binary)
+    named = enforced_witness(doc.policy, boundary.policy, cex, binaries)
+    return cex if named is None else named
 
 
 def fix_all(
@@ -304,9 +413,10 @@ def fix_all(
                     f"stopped after max_violations={max_violations}; more violations remain"
                 )
                 break
-            step = fix_violation(session, state.doc, boundary, outcome.counterexample)
+            cex = preferred_witness(state.doc, boundary, outcome.counterexample)
+            step = fix_violation(session, state.doc, boundary, cex, state.edits)
             state.violations.append(step.violation)
-            if step.doc is None or step.outcome is None:
+            if step.doc is None or step.outcome is None or not step.edits:
                 state.stopped_because = (
                     "the time budget ran out while fixing a violation; raise the timeout"
                     if session.time_ran_out or session.budget.expired or session.budget.cancelled
@@ -315,6 +425,7 @@ def fix_all(
                 break
             state.doc, state.outcome = step.doc, step.outcome
             state.edits.extend(step.edits)
+            state.exact_hosts.extend(step.exact_hosts)
             continue
         if not _align(session, state, boundary, alignments):
             break

@@ -9,9 +9,11 @@ Process and Landlock violations are single settings.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from prover.concrete import binary_matches, granting_entries
 from prover.concrete.filesystem import path_is_covered
+from prover.concrete.glob import host_matches
 from prover.explain.describe import endpoint_text, http_rule_text
 from prover.explain.document import Loaded, get_at
 from prover.explain.models import GrantRef
@@ -37,6 +39,7 @@ class Grant:
     allow_rule_index: int | None = None
     fs_list: str | None = None
     fs_index: int | None = None
+    binary_location: Location | None = None
 
 
 def endpoint_location(rule_key: str, index: int) -> Location:
@@ -64,14 +67,18 @@ def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
         rule = rule_by_key(doc, entry.rule_key)
         endpoint = rule.endpoints[entry.endpoint_index]
         base = endpoint_location(entry.rule_key, entry.endpoint_index)
-        if entry.allow_rule_index is not None:
+        written = get_at(doc.data, base)
+        if entry.allow_rule_index is not None and "rules" in written:
             location: Location = (*base, "rules", entry.allow_rule_index)
             what = f"allow rule {http_rule_text(endpoint.allow_rules[entry.allow_rule_index])}"
-        elif endpoint.layer == "rest":
+        elif endpoint.layer == "rest" and "access" in written:
             location = (*base, "access")
             what = f"access preset {endpoint.access}"
+        elif endpoint.layer == "rest":  # read as REST without rules or preset written
+            location = base
+            what = "REST endpoint"
         else:
-            location = (*base, "host")
+            location = (*base, "host") if "host" in written else base
             what = "L4 endpoint (any request, any protocol)"
         binary = matched_binary(rule, action)
         binary_location = (
@@ -88,6 +95,7 @@ def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
                 rule_key=entry.rule_key,
                 endpoint_index=entry.endpoint_index,
                 allow_rule_index=entry.allow_rule_index,
+                binary_location=binary_location,
                 ref=GrantRef(
                     path=render_path(location),
                     summary=summary,
@@ -133,10 +141,55 @@ def setting_grant(location: Location, value: str, summary: str) -> Grant:
     )
 
 
+def _written_ports(endpoint: dict[str, Any]) -> list[Any]:
+    ports = endpoint.get("ports")
+    return list(ports) if isinstance(ports, list) and ports else [endpoint.get("port")]
+
+
+def reaching_rules(doc: Loaded, action: NetworkAction) -> list[Grant]:
+    """The rules as written whose binaries include the action's and one of whose
+    endpoints names its host and port, whatever the endpoint's protocol: the granting
+    rules of an action through an endpoint the prover reads as opaque (its traffic is not
+    modelled, so no allow rule of the model grants it)."""
+    names = [b for b in (action.binary, action.ancestor_binary) if b is not None]
+    rules = doc.data.get("network_policies")
+    found: list[Grant] = []
+    if not names or not isinstance(rules, dict):
+        return found
+    for key, rule in rules.items():
+        if not isinstance(rule, dict):
+            continue
+        binaries = [b.get("path") for b in rule.get("binaries") or [] if isinstance(b, dict)]
+        if not any(isinstance(p, str) and binary_matches(p, n) for p in binaries for n in names):
+            continue
+        for endpoint in rule.get("endpoints") or []:
+            if not isinstance(endpoint, dict) or action.port not in _written_ports(endpoint):
+                continue
+            host = endpoint.get("host")
+            if host is None or (isinstance(host, str) and host_matches(host, action.host)):
+                location: Location = ("network_policies", key)
+                found.append(
+                    Grant(
+                        location=location,
+                        rule_key=key,
+                        ref=GrantRef(
+                            path=render_path(location),
+                            summary=f"rule '{key}' (through an endpoint whose traffic the "
+                            "prover does not model)",
+                            rule_key=key,
+                        ),
+                    )
+                )
+                break
+    return found
+
+
 def locate_grants(doc: Loaded, cex: object) -> list[Grant]:
-    """Every candidate entry that grants the counterexample's action."""
+    """Every candidate entry that grants the counterexample's action (for an action
+    through an opaque endpoint, the rules that reach its host and port)."""
     if isinstance(cex, NetworkCounterexample):
-        return network_grants(doc, network_action(cex))
+        action = network_action(cex)
+        return network_grants(doc, action) or reaching_rules(doc, action)
     if isinstance(cex, FilesystemCounterexample):
         return filesystem_grants(doc, cex)
     if isinstance(cex, ProcessCounterexample):

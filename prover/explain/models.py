@@ -2,9 +2,12 @@
 MCP tool ``explain_counterexample`` returns as structured content.
 
 Field paths (``path``) are rendered like load errors: ``network_policies.gh.endpoints[0]
-.host``, ``filesystem_policy.read_write[2]``, ``process.run_as_user``. Fix operations apply
-in the order listed, each to the document as the previous one left it (the way JSON Patch
-applies), so list indices in a later operation already account for earlier removals.
+.host``, ``filesystem_policy.read_write[2]``, ``process.run_as_user``. A violation's
+``granted_by`` paths and its own ``fix`` paths name entries of the original candidate (an
+entry an earlier fix added keeps its path in the edited copy). The explanation's ``fix``
+operations apply in the order listed, each to the document as the previous one left it
+(the way JSON Patch applies), so list indices in a later operation already account for
+earlier removals.
 """
 
 from __future__ import annotations
@@ -116,7 +119,10 @@ class Violation(_Model):
         description="Boundary entries closest to allowing the action, closest first; empty "
         "when the boundary grants nothing of this kind."
     )
-    fix: list[FixOp] = Field(description="Edits that remove this violation (empty: none found).")
+    fix: list[FixOp] = Field(
+        description="Edits that remove this violation, paths in the original candidate "
+        "(empty: none found)."
+    )
     fix_kind: Literal["narrow", "remove", "align", "none"]
     fix_description: str
     grants_kept: GrantsKept | None = None
@@ -156,6 +162,11 @@ class CheckSummary(_Model):
 class Verification(_Model):
     within_boundary: CheckSummary = Field(description="fixed candidate ⊆ boundary.")
     narrows_candidate: CheckSummary = Field(description="fixed candidate ⊆ original candidate.")
+    compared_with: str = Field(
+        default="the original candidate",
+        description="What narrows_candidate compared with: the original candidate, or the "
+        "original with the adjustments the prover cannot order (see its note).",
+    )
 
 
 class ExplainedResult(_Model):
@@ -251,6 +262,12 @@ class Explanation(_Model):
         default=False,
         description="True only when the fixed candidate was proved within the boundary and "
         "within the original candidate.",
+    )
+    partial_candidate: str | None = Field(
+        default=None,
+        description="When no verified fix is offered but some violations were fixed before a "
+        "blocker stopped the rounds: the candidate with those fixes (each proved to only "
+        "narrow), for the caller to continue from. Not proved within the boundary.",
     )
     verification: Verification | None = None
     enumeration: Enumeration

@@ -107,8 +107,12 @@ def narrowed_endpoint(
     grant: Grant,
     target: Candidate,
     action: NetworkAction,
+    exact_hosts: list[tuple[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """The granting endpoint narrowed into ``target`` on its failing dimensions."""
+    """The granting endpoint narrowed into ``target`` on its failing dimensions.
+
+    A wildcard host narrowed to the boundary's exact host is refused unless
+    ``exact_hosts`` collects the (rule key, endpoint) the narrowing proof adds."""
     assert grant.rule_key is not None and grant.endpoint_index is not None
     failing = target.failing
     if "identity_mode" in failing:
@@ -126,12 +130,22 @@ def narrowed_endpoint(
             raise NotNarrowable(f"host {theirs.host} is not inside {ours.host}")
         new["host"] = target_data["host"]
         if ours.host_is_wildcard and not theirs.host_is_wildcard and not ours.allowed_ips:
-            if not theirs.allowed_ips:
+            if theirs.allowed_ips:
+                new["allowed_ips"] = list(theirs.allowed_ips_raw)
+            elif exact_hosts is None:
                 raise NotNarrowable(
                     f"an exact host ({theirs.host}) also reaches private destination addresses, "
                     f"which the wildcard {ours.host} does not, so it would not only narrow"
                 )
-            new["allowed_ips"] = list(theirs.allowed_ips_raw)
+            else:
+                # The exact host may also reach private addresses (the boundary allows
+                # them): the narrowing proof compares with the wildcard endpoint as
+                # written plus this exact host, and the verification says so.
+                written = tree_copy(
+                    get_at(doc.data, endpoint_location(grant.rule_key, grant.endpoint_index))
+                )
+                written["host"] = target_data["host"]
+                exact_hosts.append((grant.rule_key, written))
     if "port" in failing:
         common = [p for p in ours.ports if p in theirs.ports]
         if not common or not new.get("ports"):
@@ -201,12 +215,13 @@ def narrow_option(
     data: Data = tree_copy(doc.data)
     edits: list[Edit] = []
     endpoints: dict[tuple[str, int], dict[str, Any]] = {}
+    exact_hosts: list[tuple[str, dict[str, Any]]] = []
     for grant in grants:
         assert grant.rule_key is not None and grant.endpoint_index is not None
         key = (grant.rule_key, grant.endpoint_index)
         if key in endpoints:
             raise NotNarrowable("two allow rules of one endpoint grant the action")
-        endpoints[key] = narrowed_endpoint(doc, boundary, grant, target, action)
+        endpoints[key] = narrowed_endpoint(doc, boundary, grant, target, action, exact_hosts)
     for (rule_key, index), new in endpoints.items():
         diff_mapping(data, endpoint_location(rule_key, index), new, edits)
     if "binary" in target.failing:
@@ -216,7 +231,9 @@ def narrow_option(
         raise NotNarrowable("nothing to narrow")
     where = render_path(endpoint_location(target.rule.key, target.endpoint.index))
     dims = ", ".join(sorted(target.failing))
-    return Option("narrow", f"narrow to the boundary entry {where} (on {dims})", edits, data)
+    option = Option("narrow", f"narrow to the boundary entry {where} (on {dims})", edits, data)
+    option.exact_hosts = exact_hosts
+    return option
 
 
 def split_option(
@@ -251,6 +268,40 @@ def split_option(
         edits,
         data,
     )
+
+
+def drop_binaries_option(doc: Loaded, grants: list[Grant], action: NetworkAction) -> Option:
+    """Drop only the binaries that match the action (as itself or as its ancestor) from
+    each granting rule, keeping every other binary and every endpoint."""
+    if not action.binary_identity_required:
+        raise NotNarrowable("binary identity is not enforced for this action")
+    names = [b for b in (action.binary, action.ancestor_binary) if b is not None]
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    dropped: list[str] = []
+    for key in sorted({g.rule_key for g in grants if g.rule_key is not None}):
+        location = ("network_policies", key, "binaries")
+        entries = get_at(data, location)
+        if not isinstance(entries, list):
+            raise NotNarrowable(f"rule '{key}' lists no binaries")
+        kept_positions = [
+            i
+            for i, entry in enumerate(entries)
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("path"), str)
+                and any(binary_matches(entry["path"], name) for name in names)
+            )
+        ]
+        if not kept_positions:
+            raise NotNarrowable(f"every binary of rule '{key}' matches the action")
+        for position in reversed(range(len(entries))):
+            if position not in kept_positions:
+                dropped.append(f"{entries[position]['path']} from '{key}'")
+                remove_value(data, (*location, position), edits)
+    if not edits:
+        raise NotNarrowable("no listed binary matches the action")
+    return Option("narrow", "drop only " + ", ".join(dropped), edits, data)
 
 
 def removal_edits(doc: Loaded, data: Data, grants: list[Grant], edits: list[Edit]) -> str:
@@ -314,7 +365,21 @@ def network_options(
     """Fix options, most preferred first (the caller re-orders by what they keep)."""
     options: list[Option] = []
     rejected: list[Rejection] = []
+    if not grants:
+        return options, rejected
+    if any(g.endpoint_index is None for g in grants):
+        # Rules reaching the action through an opaque endpoint: only their binaries can
+        # be narrowed here (the boundary check then decides the rest).
+        try:
+            options.append(drop_binaries_option(doc, grants, action))
+        except NotNarrowable as exc:
+            rejected.append(Rejection("drop only the action's binary", str(exc)))
+        return options, rejected
     targets = candidates[:MAX_TARGETS]
+    try:  # first: among fixes that keep as much, the smallest edit wins
+        options.append(drop_binaries_option(doc, grants, action))
+    except NotNarrowable:
+        pass
     if len(grants) == 1:
         split = split_option(doc, boundary, grants[0], candidates, action)
         if split is not None:

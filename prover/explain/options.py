@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from prover.explain.document import Data, Edit
 
@@ -18,6 +18,10 @@ class Option:
     data: Data
     units: int = 0
     notes: list[str] = field(default_factory=list)
+    #: Endpoints the narrowing proof compares against besides the working candidate's
+    #: (rule key, endpoint): a wildcard endpoint of the candidate with the boundary's
+    #: exact host, which may also reach private addresses the wildcard cannot.
+    exact_hosts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 @dataclass

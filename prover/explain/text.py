@@ -53,6 +53,40 @@ def blocker_texts(result: str, blocker: Blocker) -> tuple[str, str]:
     return summary, " ".join(parts)
 
 
+def past_blocker_texts(
+    result: str,
+    blockers: list[Blocker],
+    violations: list[Violation],
+    rest: str,
+    partial: str | None,
+) -> tuple[str, str]:
+    """Several blockers, each set aside, and the rest of the candidate explained."""
+    count = len(blockers)
+    if rest == "within_boundary" and partial is not None:
+        after = f"after fixing {len(violations)} violation(s), see partial_candidate (not verified)"
+        rest_text = f"the rest of the candidate is within the boundary {after}"
+    elif rest == "within_boundary":
+        rest_text = "the rest of the candidate is within the boundary"
+    else:
+        rest_text = f"the rest of the candidate is {rest} after {len(violations)} fix(es)"
+    codes = ", ".join(dict.fromkeys(b.reason_code or "" for b in blockers))
+    summary = (
+        f"The prover could not decide ({result}, {codes}): {count} blocker(s) found, each "
+        f"listed; {rest_text}."
+    )
+    parts = [
+        f"Blocker {number}: {b.reason}. To let the prover decide: {' '.join(b.rewrite_hints)}"
+        for number, b in enumerate(blockers, start=1)
+    ]
+    parts.append(
+        "Each blocked rule was set aside to check the rest; nothing is proved about the "
+        "blocked rules, so no fix is verified. Rewrite them as the hints say, apply the "
+        "fixes of the rest (partial_candidate, when given: each edit was proved to only "
+        "narrow), then explain again. Treat this result as a failure."
+    )
+    return summary, " ".join(parts)
+
+
 def _kept_text(kept: GrantsKept | None) -> str:
     if kept is None or kept.before == 0:
         return ""
@@ -72,8 +106,9 @@ def exceeds_texts(
 ) -> tuple[str, str]:
     count = len(violations)
     more = " (more may remain)" if stopped_because and not verified else ""
+    reference = "the original candidate" if verification is None else verification.compared_with
     if verified:
-        tail = "a fix, proved within the boundary and within the original candidate, is offered."
+        tail = f"a fix, proved within the boundary and within {reference}, is offered."
     else:
         tail = "no verified fix is offered."
     summary = f"The candidate exceeds the boundary: {count} violation(s) found{more}; {tail}"
@@ -110,7 +145,7 @@ def exceeds_texts(
         parts.append(
             "Apply the edits listed in fix, in order, or take fixed_candidate as a whole: "
             "the boundary check proved the fixed candidate within the boundary and within "
-            "the original candidate, so the fix only narrows." + _kept_text(kept)
+            f"{reference}, so the fix only narrows." + _kept_text(kept)
         )
     else:
         reason = stopped_because or "the fixed candidate could not be proved"

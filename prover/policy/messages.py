@@ -82,10 +82,28 @@ def describe_error(error: ErrorDetails) -> tuple[str, str]:
     return f"field '{path}' is invalid: {error['msg']}", path
 
 
+#: How many problems of one policy an error lists (the rest are counted).
+MAX_LISTED_ERRORS = 10
+
+
 def load_error(error: ValidationError) -> PolicyLoadError:
-    """The first problem of a validation error as a ``PolicyLoadError``."""
+    """Every problem of a validation error (up to :data:`MAX_LISTED_ERRORS`) as one
+    ``PolicyLoadError``, so that one round trip fixes them all; its ``path`` is the
+    first problem's. A single problem reads exactly as before."""
     details = error.errors(include_url=False)
     if not details:
         return PolicyLoadError("policy is invalid")
-    message, path = describe_error(details[0])
-    return PolicyLoadError(message, path)
+    described: list[tuple[str, str]] = []
+    for detail in details:
+        item = describe_error(detail)
+        if item not in described:
+            described.append(item)
+    message, path = described[0]
+    if len(described) == 1:
+        return PolicyLoadError(message, path)
+    listed = [m for m, _ in described[:MAX_LISTED_ERRORS]]
+    more = len(described) - len(listed)
+    text = f"{len(described)} problems: " + "; ".join(listed)
+    if more:
+        text += f"; and {more} more"
+    return PolicyLoadError(text, path)

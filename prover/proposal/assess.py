@@ -36,6 +36,7 @@ from prover.proposal.body import ProposedRule, parse_proposal
 from prover.proposal.boundary import with_boundary_verdicts
 from prover.proposal.canonical import CanonicalizationError, canonicalize
 from prover.proposal.credentials import CredentialSet, load_credentials
+from prover.proposal.decision import decided
 from prover.proposal.delta import NO_NEW_FINDINGS, finding_delta, validation_result
 from prover.proposal.endpoint import Data, clean, clone, is_provider_rule
 from prover.proposal.findings import Finding
@@ -213,7 +214,7 @@ def assess_proposal(
         risks,
         receipt,
     )
-    return with_boundary_verdicts(assessment, current, boundary, budget, evidence)
+    return decided(with_boundary_verdicts(assessment, current, boundary, budget, evidence))
 
 
 def _environment(text: str | bytes | None) -> Environment | None:

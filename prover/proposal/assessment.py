@@ -58,7 +58,8 @@ class ProposalAssessment(BaseModel):
     )
     security_notes: list[str] = Field(description="Heuristic notes on the proposed rule.")
     auto_approvable: bool = Field(
-        description="Empty delta, no security notes, no approval blocker, no application error."
+        description="The gateway would auto-approve: empty delta, no notes, no blocker, no "
+        "application error, and the boundary (if given) passed."
     )
     application_error: str | None = Field(
         description="Why the proposal cannot be applied (merge/validation); the model did not run."
@@ -94,5 +95,10 @@ class ProposalAssessment(BaseModel):
         description="The boundary check of the merged policy against the given boundary "
         "policy (the check command's JSON object); null when no boundary was given or the "
         "proposal could not be applied. Only result within_boundary passes.",
+    )
+    decision: Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"] = Field(
+        default="needs_review",
+        description="The one value to act on: auto_approvable; accepted (only accepted "
+        "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
     )
     receipt: ProposalReceipt

@@ -62,6 +62,7 @@ def render_text(assessment: ProposalAssessment) -> str:
         "┌── OpenShell Policy Prover: proposal check ──┐",
         f"  Proposal:    {a.rule_name}{target} ({a.receipt.mode})",
         f"  Candidate:   {(a.receipt.merged_policy_sha256 or 'not built')[:16]}",
+        f"  Decision:    {a.decision}",
         "",
     ]
     if a.application_error is not None:

@@ -20,5 +20,8 @@ TOOL_MODULES: tuple[str, ...] = (
 
 
 def register_tools(server: MCPServer) -> None:
+    from server.tools.schema import compact_published_schemas
+
     for name in TOOL_MODULES:
         importlib.import_module(name).register(server)
+    compact_published_schemas(server)

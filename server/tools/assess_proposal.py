@@ -38,33 +38,23 @@ DEFAULT_TIMEOUT_MS = 10_000
 MAX_TIMEOUT_MS = 60_000
 
 DESCRIPTION = """\
-Before proposing a network rule for your OpenShell sandbox, find out what risky access it \
-adds to the current policy. The rule is merged into the current policy as the gateway \
-does, and only the new findings are reported. Pass texts, not file paths: `current` \
-(the effective policy, YAML/JSON), `proposal` (the policy.local body {intent_summary, \
-operations: [{addRule: ...}]} or {rule_name, rule}), optionally `credentials` (a list of \
-{name, type, target_hosts}) and `boundary` (a policy the result must stay within).
-
-Act on each finding `category`:
-- link_local_reach: never approve. Remove the metadata / link-local reach \
-(169.254.0.0/16, fe80::/10, metadata.google.internal) from the rule.
-- l7_bypass_credentialed: a binary that ignores HTTP inspection (git, ssh, nc, ...) can \
-use a credential on the host. Restrict the binaries to ones the proxy can inspect, or \
-make the endpoint enforced REST (protocol: rest, enforcement: enforce).
-- credential_reach_expansion: a binary gains credentialed reach to a new host:port. \
-Confirm the credential should reach that host; otherwise narrow the host or binaries.
-- capability_expansion: new HTTP methods on a credentialed host the binary already \
-reached. Narrow methods and paths to what the task needs.
-`security_notes` and `approval_blockers` also need a human; `auto_approvable` true means \
-the gateway would auto-approve. `application_error` set: the rule cannot be merged or \
-the result is invalid; fix the rule. A `result: error` object means invalid input: fix \
-the text named in `reason`.
-
-`adds_access`: false = proven redundant (the merged policy allows nothing the current \
-one does not), true = it adds access, null = undecided (see `warnings`). `boundary` \
-(when given): the check of the merged policy against it; only `result: within_boundary` \
-passes, otherwise narrow the rule. Both verdicts are independent: passing one does not \
-imply passing the other. `needs_review` false means nothing new needs a human.\
+What risky access a proposed network rule adds: it is merged into `current` (the \
+effective policy) as the gateway does; only new findings count. Pass texts, not paths. \
+`proposal`: {intent_summary, operations: [{addRule: {ruleName, rule}}]} or {rule_name, \
+rule}; endpoint `access` presets: read-only = GET, HEAD, OPTIONS; read-write = those + \
+POST, PUT, PATCH; full = every method. `credentials`: a list of {name, type, \
+target_hosts} (type is free text, e.g. api_key; only target_hosts matters). `boundary`: \
+the environment's maximum policy (not the current one).
+Act on `decision`: auto_approvable; accepted (only accepted risks); needs_review; \
+blocked (never approve); invalid (fix `application_error`). Findings: link_local_reach: \
+remove metadata/link-local reach. l7_bypass_credentialed: a binary that bypasses HTTP \
+inspection (git, ssh, nc) reaches a credentialed host: restrict binaries or use \
+protocol: rest, enforcement: enforce. credential_reach_expansion: new credentialed \
+host:port: confirm or narrow. capability_expansion: narrow new methods. `adds_access`: \
+false = redundant, null = undecided. `boundary.result` other than within_boundary: \
+narrow the rule (explain_counterexample on merged_policy). result: error = invalid \
+input, see `reason`. Grant units (access a fix keeps) and these formats: \
+policy-prover://schema/policy.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
@@ -112,37 +102,23 @@ class AssessInputs(BaseModel):
     registry: str | None
 
 
-class AssessError(BaseModel):
-    """Invalid input: nothing was assessed."""
+class AssessNotRun(BaseModel):
+    """Nothing was assessed: invalid input (error, exit 2) or the deadline or a
+    cancellation stopped it (inconclusive, exit 3)."""
 
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int
     prover_version: str
     check: Literal["proposal"]
-    result: Literal["error"]
-    exit_code: Literal[2]
-    inputs: AssessInputs = Field(description="Which arguments were given.")
-    reason_code: Literal["invalid_input"]
-    reason: str = Field(description="The problem, starting with the argument it is about.")
+    result: Literal["error", "inconclusive"]
+    exit_code: Literal[2, 3]
+    inputs: AssessInputs
+    reason_code: Literal["invalid_input", "solver_timeout", "cancelled"]
+    reason: str = Field(description="The problem; for error, starting with the argument.")
 
 
-class AssessStopped(BaseModel):
-    """The deadline (or a cancellation) stopped the assessment: nothing was assessed."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int
-    prover_version: str
-    check: Literal["proposal"]
-    result: Literal["inconclusive"]
-    exit_code: Literal[3]
-    inputs: AssessInputs = Field(description="Which arguments were given.")
-    reason_code: Literal["solver_timeout", "cancelled"]
-    reason: str
-
-
-class AssessProposalResult(RootModel[AssessedProposal | AssessError | AssessStopped]):
+class AssessProposalResult(RootModel[AssessedProposal | AssessNotRun]):
     """An assessment, an ``error`` object for invalid input, or an ``inconclusive`` one
     when the time limit ran out first."""
 
@@ -150,34 +126,29 @@ class AssessProposalResult(RootModel[AssessedProposal | AssessError | AssessStop
 
 
 async def assess_proposal(
-    current: Annotated[
-        str, Field(description="The sandbox's current effective policy: YAML or JSON text.")
-    ],
+    current: Annotated[str, Field(description="The current effective policy (text).")],
     proposal: Annotated[
         str,
-        Field(
-            description="The proposal: {intent_summary, operations: [{addRule: {ruleName, "
-            "rule}}]} or {rule_name, rule}, as JSON or YAML text."
-        ),
+        Field(description="The proposal body (JSON or YAML text)."),
     ],
     credentials: Annotated[
         OptionalText,
-        Field(description="Credentials in the sandbox: a list of {name, type, target_hosts}."),
+        Field(description="A list of {name, type, target_hosts} (text)."),
     ] = None,
     boundary: Annotated[
         OptionalText,
-        Field(description="Optional policy text the merged policy must stay within."),
+        Field(description="The environment's maximum policy (text)."),
     ] = None,
     accepted_risks: Annotated[
         OptionalText, Field(description="Optional accepted-risks document.")
     ] = None,
     registry: Annotated[
         OptionalText,
-        Field(description="Optional binary descriptors extending the shipped registry."),
+        Field(description="Binary descriptors added to the registry."),
     ] = None,
     mode: Annotated[
         Literal["agent_authored", "mechanistic"],
-        Field(description="Who wrote the rule: agent_authored (default) or mechanistic."),
+        Field(description="Who wrote the rule."),
     ] = "agent_authored",
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
     environment: EnvironmentArgument = None,
@@ -235,6 +206,8 @@ async def assess_proposal(
 
 
 def register(server: MCPServer) -> None:
+    from server.tools.schema import compact_schema, publish_output_schema, summarised
+
     server.add_tool(
         assess_proposal,
         name=NAME,
@@ -242,3 +215,10 @@ def register(server: MCPServer) -> None:
         description=DESCRIPTION,
         annotations=ANNOTATIONS,
     )
+    tool = server._tool_manager.get_tool(NAME)
+    assert tool is not None and tool.fn_metadata.output_schema is not None
+    schema = summarised(
+        compact_schema(tool.fn_metadata.output_schema),
+        {"BoundaryCheckResult": "check_boundary's result for merged_policy"},
+    )
+    publish_output_schema(server, NAME, schema)

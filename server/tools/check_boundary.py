@@ -40,34 +40,18 @@ MAX_TIMEOUT_MS = 60_000
 INPUTS = {"candidate": "candidate", "boundary": "boundary"}
 
 DESCRIPTION = """\
-Prove that a candidate OpenShell sandbox policy allows nothing beyond a boundary policy.
-
-Use it before giving a policy to a subagent (candidate = the subagent's policy, boundary = \
-your own policy), and before proposing a policy change (candidate = the complete policy \
-after the change, boundary = the environment's maximum policy). Pass both as full policy \
-texts (YAML or JSON with `version: 1`), not file paths.
-
-Read `result`, then `reason_code`:
-- within_boundary: PASS, and the only passing result. In every covered domain \
-(coverage.domains: filesystem, network_l4, network_rest, process, landlock) the candidate \
-allows nothing the boundary does not. It does not say the policy is minimal or safe for \
-the task.
-- exceeds_boundary: FAIL. `counterexample` is one concrete action the candidate allows \
-and the boundary refuses. Remove or narrow the rule that allows it, then check again \
-until within_boundary.
-- unsupported: FAIL. A policy uses something the prover does not model, or the answer \
-depends on the sandbox image (symlinked paths, working directory, user accounts). \
-Follow `reason`: use exactly the boundary's paths, binaries and identities, or drop the \
-construct, then check again. Never treat it as a pass.
-- inconclusive: FAIL. solver_timeout: retry once with a larger timeout_ms; \
-resource_limit: check smaller policies; cancelled: the call was cancelled. Never treat it \
-as a pass.
-- error: invalid input (reason_code invalid_input). Fix the policy text named in \
-`reason` and call again.
-
-`receipt` holds the SHA-256 of each policy text (UTF-8), so the verdict can be bound to \
-the exact policies checked. The resource policy-prover://reference/results explains \
-every reason_code; policy-prover://schema/policy is the policy format.\
+\
+Prove that a candidate OpenShell sandbox policy allows nothing beyond a boundary policy. \
+Pass full policy texts (YAML/JSON, version: 1), not paths. Boundary: your own policy when \
+vetting a subagent's; the environment's maximum policy when checking a change (candidate \
+= the complete policy after it).
+`result`: within_boundary is the only PASS (not "minimal" or "safe"). \
+exceeds_boundary: `counterexample` is one action the candidate allows and the boundary \
+refuses; next, explain_counterexample gives every violation and a verified fix. \
+unsupported, inconclusive: FAIL, never a pass; `reason` says what to change \
+(solver_timeout: retry with a larger timeout_ms). error: invalid policy; `reason` names \
+each bad field. `receipt`: SHA-256 of each text. Codes: \
+policy-prover://reference/results; format: policy-prover://schema/policy.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
@@ -77,14 +61,11 @@ TimeoutMs = timeout_argument(MAX_TIMEOUT_MS, "the check")
 async def check_boundary(
     candidate: Annotated[
         str,
-        Field(description="The policy to vet: complete policy text, YAML or JSON (version: 1)."),
+        Field(description="The policy to vet (text)."),
     ],
     boundary: Annotated[
         str,
-        Field(
-            description="The most access the candidate may have: complete policy text, "
-            "YAML or JSON (version: 1)."
-        ),
+        Field(description="The most access the candidate may have (text)."),
     ],
     ctx: Context,
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,

@@ -36,7 +36,7 @@ def timeout_argument(maximum_ms: int, what: str) -> Any:
         Field(
             ge=1,
             le=maximum_ms,
-            description=f"Time limit of {what} in milliseconds (1 to {maximum_ms}).",
+            description=f"Time limit of {what} (ms).",
         ),
     ]
 

@@ -1,4 +1,6 @@
-"""The ``explain_counterexample`` tool: the CLI's ``explain --output json`` over MCP.
+"""The ``explain_counterexample`` tool: ``explain`` over MCP, compact by default
+(:mod:`prover.explain.compact`); ``detail="full"`` attaches the CLI's ``explain --output
+json`` object as ``analysis``.
 
 The explanation runs its boundary checks in a worker thread through
 :func:`prover.runner.run_in_worker`, under the process-wide limit on concurrent checks and
@@ -17,7 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from prover.explain.models import Explanation
+from prover.explain.compact import CompactExplanation, Detail
 from server.environment_default import EnvironmentArgument
 from server.tools.common import (
     internal_error,
@@ -35,35 +37,16 @@ MAX_TIMEOUT_MS = 120_000
 MAX_VIOLATIONS = 100
 
 DESCRIPTION = """\
-Explain why a candidate OpenShell sandbox policy does or does not stay within a boundary \
-policy, and get a fix the prover has already re-checked.
-
-Call it after check_boundary returns anything but within_boundary (pass that JSON as \
-`result` to have it re-verified), or directly with the two policy texts. It runs the \
-boundary check itself; the fresh result is what it explains.
-
-Read `result.result`, then:
-- exceeds_boundary: `violations` lists every distinct action the candidate allows and the \
-boundary refuses (up to max_violations), each with `granted_by` (the candidate entries \
-and field paths responsible), `closest_boundary_rules` (the boundary entries that come \
-closest, with every dimension they fail on: host, port, binary, identity_mode, layer, \
-method, path, query, destination_ip, deny_rule, filesystem_access, process_field, \
-landlock) and its `fix` (field-path edits; narrowing is preferred to deleting). When \
-`fix_verified` is true, `fixed_candidate` is the whole fixed policy: the prover proved it \
-within the boundary AND within the original candidate (the fix only narrows). Use it, or \
-apply `fix` (all edits, in order), then call check_boundary on the result. When \
-`fix_verified` is false, no fix is offered: read `explanation`, `blockers` and \
-`enumeration.stopped_because`.
-- unsupported / inconclusive: `blockers[0]` says what the reason means and gives concrete \
-`rewrite_hints` and `locations` (field paths) so that the prover can decide. Never treat \
-these results as a pass.
-- within_boundary: nothing to fix; coverage lists the modeled domains. It does not mean \
-the policy is minimal or safe for the task.
-- error: a policy text is invalid; `blockers[0].locations` points at the field.
-
-Also accepts an assess_proposal result as `result`: `proposal` then explains each finding \
-category and what to change. Pass full policy texts (YAML or JSON with `version: 1`), not \
-file paths.\
+After check_boundary fails: every violation, the candidate entries granting it, and a \
+fix the prover re-checked. Pass the same full policy texts (optional `result`: the \
+earlier result, re-verified). Compact by default, one line per violation (`what`, \
+`granted_by` paths in the original candidate, `closest` boundary entry and the \
+dimensions it fails on, `fix` edits); `detail: "full"` adds `analysis`. Fixes narrow \
+before deleting (drop a binary, host, port, method, path, write access) and keep the \
+most grant units (policy-prover://schema/policy). `fix_verified` true: `fixed_candidate` \
+was proved within the boundary and within the candidate (`verification`); use it, then \
+check_boundary. Otherwise read `blockers` (each with a `hint`) and `stopped_because`; \
+`partial_candidate` has the fixes so far. unsupported/inconclusive are never a pass.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
@@ -73,41 +56,41 @@ TimeoutMs = timeout_argument(MAX_TIMEOUT_MS, "the whole explanation")
 async def explain_counterexample(
     candidate: Annotated[
         str,
-        Field(description="The policy to explain: complete policy text, YAML or JSON."),
+        Field(description="The policy to explain (text)."),
     ],
     boundary: Annotated[
         str,
-        Field(
-            description="The most access the candidate may have: complete policy text, "
-            "YAML or JSON."
-        ),
+        Field(description="The most access the candidate may have (text)."),
     ],
     ctx: Context,
     result: Annotated[
         str | dict[str, Any] | None,
-        Field(
-            description="Optional: an earlier check_boundary result (or its counterexample, "
-            "or an assess_proposal result), as JSON text or as an object. It is re-verified."
-        ),
+        Field(description="An earlier check_boundary or assess_proposal result (JSON)."),
     ] = None,
     max_violations: Annotated[
         int,
         Field(
             ge=1,
             le=MAX_VIOLATIONS,
-            description="Find and fix at most this many violations (1 to 100).",
+            description="At most this many violations.",
         ),
     ] = 20,
+    detail: Annotated[
+        Detail,
+        Field(description="full adds `analysis`."),
+    ] = "compact",
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
     environment: EnvironmentArgument = None,
-) -> Annotated[CallToolResult, Explanation]:
+) -> Annotated[CallToolResult, CompactExplanation]:
     from prover import runner
     from server.environment_default import environment_for_call
 
     environment = environment_for_call(environment)
     from prover.budget import Budget, BudgetExhausted
     from prover.explain import explain, render_text
+    from prover.explain.compact import compact, render_compact_text
     from prover.explain.core import explain_stopped
+    from prover.explain.models import Explanation
 
     failure: Exception | None = None
     explanation: Explanation | None = None
@@ -139,8 +122,9 @@ async def explain_counterexample(
             tg.cancel_scope.cancel()
     if failure is None and explanation is not None:
         try:
-            document = explanation.model_dump(mode="json")
-            text = render_text(explanation)
+            short = compact(explanation, detail)
+            document = short.model_dump(mode="json")
+            text = render_text(explanation) if detail == "full" else render_compact_text(short)
         except Exception as exc:
             failure = exc
     if failure is not None or explanation is None:

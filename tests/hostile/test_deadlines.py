@@ -170,9 +170,10 @@ async def test_a_deeply_nested_result_text_is_read_as_unrecognised(
         "result": '{"a":' * depth + "1" + "}" * depth,
     }
     async with Client(create_server()) as client:
-        result = await client.call_tool("explain_counterexample", arguments)
+        result = await client.call_tool("explain_counterexample", {**arguments, "detail": "full"})
     assert not result.is_error
     assert result.structured_content is not None
-    prior = result.structured_content["prior_result"]
+    assert "nested too deeply" in (result.structured_content["prior"] or "")
+    prior = result.structured_content["analysis"]["prior_result"]
     assert prior["kind"] == "unrecognised"
     assert "nested too deeply" in prior["note"]

@@ -112,6 +112,9 @@ async def test_the_vet_prompt_puts_the_subagent_policy_as_candidate(mode: str) -
     text = prompt.messages[0].content.text  # type: ignore[union-attr]
     assert prompt.messages[0].role == "user"
     assert "check_boundary" in text and "within_boundary" in text
+    # All three tools: check, explain for a verified fix, assess before adding a rule.
+    assert "explain_counterexample" in text and "fixed_candidate" in text
+    assert "assess_proposal" in text and "decision" in text
     assert text.index("SUBAGENT-POLICY-TEXT") < text.index("MY-POLICY-TEXT")
     assert "(candidate)" in text.split("SUBAGENT-POLICY-TEXT")[0]
 

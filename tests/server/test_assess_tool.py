@@ -73,7 +73,7 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
         "environment",
     ]
     assert sorted(tool.input_schema["required"]) == ["current", "proposal"]
-    assert properties["credentials"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
+    assert properties["credentials"]["type"] == ["string", "null"]
     assert properties["mode"]["enum"] == ["agent_authored", "mechanistic"]
     assert properties["mode"]["default"] == "agent_authored"
     timeout = properties["timeout_ms"]
@@ -84,7 +84,18 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
     assert annotations.read_only_hint is True and annotations.idempotent_hint is True
     assert annotations.open_world_hint is False and annotations.destructive_hint is False
     description = tool.description or ""
-    for word in (*CATEGORIES, "never approve", "enforced REST", "adds_access", "boundary"):
+    for word in (
+        *CATEGORIES,
+        "never approve",
+        "enforcement: enforce",
+        "adds_access",
+        "decision",
+        "environment's maximum policy",
+        "{name, type, target_hosts}",
+        "read-only = GET, HEAD, OPTIONS",
+        "POST, PUT, PATCH",
+        "Grant units",
+    ):
         assert word in description
 
 

@@ -184,8 +184,9 @@ async def test_mcp_tools_take_the_environment_argument() -> None:
             "explain_counterexample",
             {"candidate": CANDIDATE, "boundary": BOUNDARY, "environment": STANDARD},
         )
-        assert explained["result"]["result"] == "within_boundary"
+        assert explained["result"] == "within_boundary"  # compact by default
         assert explained["inputs"]["environment_sha256"] == DIGEST
+        assert explained["inputs"]["assumptions"] == [FACT]
         assessed = await _call(
             client,
             "assess_proposal",

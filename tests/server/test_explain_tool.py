@@ -60,20 +60,23 @@ async def test_the_tool_is_listed_read_only_with_input_and_output_schemas() -> N
         "boundary",
         "result",
         "max_violations",
+        "detail",
         "timeout_ms",
         "environment",
     ]
+    assert properties["detail"]["default"] == "compact"
     assert sorted(tool.input_schema["required"]) == ["boundary", "candidate"]
     assert properties["max_violations"]["default"] == 20
     assert properties["timeout_ms"]["default"] == 10_000
     assert tool.output_schema is not None
     for key in (
         "summary",
-        "explanation",
         "violations",
+        "blockers",
         "fixed_candidate",
         "fix_verified",
         "verification",
+        "analysis",
     ):
         assert key in tool.output_schema["properties"]
     annotations = tool.annotations
@@ -88,13 +91,20 @@ async def test_the_tool_answers_the_same_as_the_cli(
 ) -> None:
     case = _case(case_id)
     cli = _cli_json(case["candidate"], case["boundary"], tmp_path, capsys)
+    arguments = {"candidate": case["candidate"], "boundary": case["boundary"]}
     async with Client(create_server()) as client:
-        result = await client.call_tool(
-            NAME, {"candidate": case["candidate"], "boundary": case["boundary"]}
-        )
+        result = await client.call_tool(NAME, {**arguments, "detail": "full"})
+        short = await client.call_tool(NAME, arguments)
     assert result.is_error is False
-    assert result.structured_content == cli
+    assert result.structured_content is not None
+    assert result.structured_content["analysis"] == cli
     assert cli["result"]["result"] == case["expect"]["result"]
+    compact = short.structured_content
+    assert compact is not None and compact["analysis"] is None
+    assert compact["result"] == cli["result"]["result"]
+    assert compact["fixed_candidate"] == cli["fixed_candidate"]
+    assert len(compact["violations"]) == len(cli["violations"])
+    assert len(compact["blockers"]) == len(cli["blockers"])
 
 
 async def test_the_tool_answers_the_same_as_the_cli_over_stdio(
@@ -102,9 +112,12 @@ async def test_the_tool_answers_the_same_as_the_cli_over_stdio(
 ) -> None:
     cli = _cli_json(THREE_VIOLATIONS, BOUNDARY, tmp_path, capsys)
     async with Client(server_parameters()) as client:
-        result = await client.call_tool(NAME, {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY})
+        result = await client.call_tool(
+            NAME, {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY, "detail": "full"}
+        )
     assert result.is_error is False
-    assert result.structured_content == cli
+    assert result.structured_content is not None
+    assert result.structured_content["analysis"] == cli
 
 
 async def test_several_violations_and_the_text_content(
@@ -114,11 +127,18 @@ async def test_several_violations_and_the_text_content(
     async with Client(create_server()) as client:
         result = await client.call_tool(NAME, {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY})
     structured = result.structured_content
-    assert structured == cli
     assert structured is not None and len(structured["violations"]) == 3
+    assert structured["fixed_candidate"] == cli["fixed_candidate"]
+    for line, full in zip(structured["violations"], cli["violations"], strict=True):
+        assert line["what"].split(":")[0] in full["counterexample_line"]
+        assert line["granted_by"][0].startswith(full["granted_by"][0]["path"])
     text = result.content[0].text  # type: ignore[union-attr]
     assert text.startswith("result: exceeds_boundary\n")
     assert "fix verified: yes" in text
+    # The text is the summary: one line per violation, the fixed candidate not repeated.
+    assert sum(line.startswith("violation ") for line in text.splitlines()) == 3
+    assert cli["fixed_candidate"] not in text
+    assert "fixed_candidate: in the structured result" in text
 
 
 @pytest.mark.parametrize("as_text", [True, False])
@@ -132,7 +152,7 @@ async def test_a_result_argument_is_re_verified(as_text: bool) -> None:
         )
     structured = result.structured_content
     assert structured is not None
-    assert structured["prior_result"]["agrees"] is False
+    assert structured["prior"] is not None and "within_boundary" in structured["prior"]
 
 
 @pytest.mark.parametrize(

@@ -139,8 +139,10 @@ network_policies:
     assert hosts == ["api.example.com", "www.example.com"]
 
 
-def test_an_exact_host_is_not_offered_for_a_wildcard_without_allowed_ips() -> None:
-    # An exact host may reach private addresses; the wildcard may not, so it does not narrow.
+def test_a_wildcard_is_narrowed_to_the_boundarys_exact_host_and_says_how_it_was_proved() -> None:
+    # An exact host may reach private addresses that the wildcard cannot: the fix is the
+    # boundary's host, proved within the boundary and within the original candidate plus
+    # that exact host, and every summary says so.
     candidate, boundary = rest_pair(
         {"host": "*.example.com", "port": 443}, {"host": HOST, "port": 443}
     )
@@ -148,9 +150,18 @@ def test_an_exact_host_is_not_offered_for_a_wildcard_without_allowed_ips() -> No
     explanation = explain(candidate, boundary)
 
     violation = explanation.violations[0]
-    assert violation.fix_kind == "remove"
-    assert any("private" in r.reason for r in violation.rejected_fixes)
+    assert violation.fix_kind == "narrow"
+    assert [(op.op, op.new) for op in violation.fix] == [("replace", HOST)]
     assert explanation.fix_verified
+    verification = explanation.verification
+    assert verification is not None
+    assert verification.compared_with.startswith("the original candidate with exact host")
+    assert verification.narrows_candidate.note is not None
+    assert "private" in verification.narrows_candidate.note
+    assert verification.compared_with in explanation.summary
+    assert explanation.grants_kept is not None
+    kept = explanation.grants_kept
+    assert kept.with_rule_deleted is not None and kept.with_fix > kept.with_rule_deleted
 
 
 def test_a_binary_glob_narrowed_to_exact_binaries_is_rejected_as_unprovable() -> None:

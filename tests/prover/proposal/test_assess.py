@@ -21,6 +21,7 @@ from tests.prover.proposal.helpers import (
 )
 
 JSON_KEYS = {
+    "decision",
     "findings",
     "validation_result",
     "security_notes",

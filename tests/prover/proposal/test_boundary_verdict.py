@@ -106,7 +106,10 @@ def test_a_proposal_without_findings_can_still_exceed_the_boundary() -> None:
     assessment = assess(
         GH_READ, "pypi", rule([endpoint("pypi.org")], "/usr/bin/pip"), boundary=policy(GH_READ)
     )
-    assert assessment.findings == [] and assessment.auto_approvable
+    # No findings, but the boundary fails: one decision, never auto-approvable.
+    assert assessment.findings == [] and assessment.empty_delta
+    assert not assessment.auto_approvable and assessment.decision == "needs_review"
+    assert "  Decision:    needs_review" in render_text(assessment)
     boundary = assessment.boundary
     assert boundary is not None
     assert boundary["result"] == "exceeds_boundary"

@@ -1,0 +1,46 @@
+"""One decision for a proposal assessment, which cannot contradict itself.
+
+``auto_approvable`` is the gateway's reading (empty delta, no security note, no approval
+blocker), and beyond the reference it is also false when a boundary was given and the
+merged policy is not proved within it. ``decision`` folds every signal into one value:
+
+* ``invalid``: the proposal cannot be applied (``application_error``);
+* ``blocked``: it reaches always-blocked destinations (``approval_blockers``); never approve;
+* ``needs_review``: a human must look (unaccepted findings, security notes, or a boundary
+  result other than ``within_boundary``);
+* ``accepted``: nothing new needs review, every finding being an accepted risk, but the
+  gateway would not auto-approve it;
+* ``auto_approvable``: nothing to review and the gateway would auto-approve it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from prover.proposal.assessment import ProposalAssessment
+from prover.proposal.boundary import boundary_failed
+
+Decision = Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"]
+
+
+def decision_of(assessment: ProposalAssessment) -> Decision:
+    if assessment.application_error is not None:
+        return "invalid"
+    if assessment.approval_blockers:
+        return "blocked"
+    if assessment.needs_review or boundary_failed(assessment):
+        return "needs_review"
+    if not assessment.auto_approvable:
+        return "accepted"
+    return "auto_approvable"
+
+
+def decided(assessment: ProposalAssessment) -> ProposalAssessment:
+    """``assessment`` with ``decision`` set and ``auto_approvable`` consistent with it."""
+    failed = boundary_failed(assessment)
+    update: dict[str, object] = {}
+    if failed:
+        update["needs_review"] = True
+        update["auto_approvable"] = False
+    settled = assessment.model_copy(update=update)
+    return settled.model_copy(update={"decision": decision_of(settled)})

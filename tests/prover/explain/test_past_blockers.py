@@ -1,0 +1,73 @@
+"""Every blocker in one explanation, and the rest of the candidate fixed past them."""
+
+from __future__ import annotations
+
+from prover.explain import explain
+from prover.explain.setaside import MAX_SET_ASIDE
+from prover.policy.reader import read_policy_data
+
+BOUNDARY = """\
+version: 1
+network_policies:
+  gh:
+    endpoints: [{ host: api.github.com, port: 443 }]
+    binaries: [{ path: /usr/bin/git }]
+"""
+
+
+def _blocked(name: str) -> str:
+    return (
+        f"  {name}:\n"
+        "    endpoints:\n"
+        "      - host: api.github.com\n"
+        "        port: 443\n"
+        "        protocol: rest\n"
+        "        enforcement: enforce\n"
+        f"        rules: [{{allow: {{method: GET, path: /{name}, "
+        "query: {x: {glob: 'a*'}}}}]\n"
+        "    binaries: [{ path: /usr/bin/git }]\n"
+    )
+
+
+CANDIDATE = (
+    "version: 1\nnetwork_policies:\n" + _blocked("q1") + "  gh:\n"
+    "    endpoints: [{ host: '*.github.com', port: 443 }]\n"
+    "    binaries: [{ path: /usr/bin/git }]\n" + _blocked("q2")
+)
+
+
+def test_every_blocked_rule_is_listed_and_the_rest_is_fixed() -> None:
+    explanation = explain(CANDIDATE, BOUNDARY)
+
+    assert explanation.result.result == "unsupported"
+    assert not explanation.fix_verified and explanation.fixed_candidate is None
+    assert [b.locations[0].split(".")[1] for b in explanation.blockers] == ["q1", "q2"]
+    (violation,) = explanation.violations
+    assert violation.granted_by[0].path == "network_policies.gh.endpoints[0].host"
+    partial = explanation.partial_candidate
+    assert partial is not None
+    data = read_policy_data(partial)
+    # The blocked rules are back, unchanged and in place; the rest carries its fix.
+    original = read_policy_data(CANDIDATE)
+    assert list(data["network_policies"]) == ["q1", "gh", "q2"]
+    assert data["network_policies"]["q1"] == original["network_policies"]["q1"]
+    assert data["network_policies"]["gh"]["endpoints"][0]["host"] == "api.github.com"
+    assert "2 blocker(s)" in explanation.summary
+
+
+def test_a_single_blocker_with_nothing_else_reads_as_before() -> None:
+    candidate = "version: 1\nnetwork_policies:\n" + _blocked("q1")
+
+    explanation = explain(candidate, BOUNDARY)
+
+    assert len(explanation.blockers) == 1
+    assert explanation.partial_candidate is None
+    assert explanation.violations == []
+
+
+def test_the_number_of_rules_set_aside_is_bounded() -> None:
+    many = "".join(_blocked(f"q{i}") for i in range(MAX_SET_ASIDE + 2))
+    explanation = explain("version: 1\nnetwork_policies:\n" + many, BOUNDARY)
+
+    assert len(explanation.blockers) == MAX_SET_ASIDE + 1
+    assert explanation.result.result == "unsupported"
