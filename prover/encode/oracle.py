@@ -59,8 +59,21 @@ class StringOracle:
         self._check = check
         self._solver = make_solver(self.ctx)
         self._domain = domain_regexes(action)
-        self._pins = pin_regexes(action)
+        self._pin_regexes: dict[str, z3.ReRef] | None = None
         self._short = False
+        # Answers are facts about strings, the same in every scope of the check: each
+        # question goes to Z3 once. (A check that gave up raises and is not kept.)
+        self._held: dict[tuple[str, tuple[Literal, ...], bool, str], bool] = {}
+        self._realised: dict[tuple[str, tuple[Literal, ...], bool], z3.ModelRef | None] = {}
+
+    @property
+    def _pins(self) -> dict[str, z3.ReRef]:
+        """The canonical languages, built on first use: only a witness search (after an
+        exceeding answer) asks for canonical strings, and building them costs a few
+        milliseconds of term construction per solve."""
+        if self._pin_regexes is None:
+            self._pin_regexes = pin_regexes(self.action)
+        return self._pin_regexes
 
     def _limit(self, field: str, canonical: bool) -> int | None:
         limits = [DOMAIN_LENGTHS.get(field)]
@@ -79,7 +92,23 @@ class StringOracle:
         return regexes
 
     def _holds(self, field: str, literals: list[Literal], canonical: bool, value: str) -> bool:
-        """Whether ``value`` satisfies everything (decided by Z3 on a constant)."""
+        """Whether ``value`` satisfies everything (decided by Z3 on a constant).
+
+        The atoms' own matcher (:meth:`StringAtoms.holds_for`, the glob semantics their
+        regexes encode) rejects a value first: most preferred values fail there, and a
+        rejected value is only a preference not taken, never a decision."""
+        for key, holds in literals:
+            if self.atoms.holds_for(key, value) != holds:
+                return False
+        memo = (field, tuple(literals), canonical, value)
+        known = self._held.get(memo)
+        if known is None:
+            known = self._held[memo] = self._holds_in_z3(field, literals, canonical, value)
+        return known
+
+    def _holds_in_z3(
+        self, field: str, literals: list[Literal], canonical: bool, value: str
+    ) -> bool:
         term = string_subject(self.action, field)
         regexes = self._regexes(field, literals, canonical)
         limit = self._limit(field, canonical)
