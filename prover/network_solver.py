@@ -50,6 +50,7 @@ from prover.encode.logic import SolverGaveUp, dispose_later, make_solver, pause_
 from prover.encode.network import EndpointRef, PolicyTerms
 from prover.encode.oracle import StringOracle
 from prover.encode.overlap import EndpointIndex
+from prover.encode.preferences import string_exemplars
 from prover.encode.relations import Relations
 from prover.encode.search import LazySearch
 from prover.encode.strings import StringAtoms, atom_key
@@ -257,15 +258,16 @@ class _ModeSolver:
         focus = {atom_key("host", "host", self.cand.endpoint(grants[0]).host.lower())}
         facts = self.atoms.lemmas(formula.atoms, self.relations, focus=focus)
         fields = sorted({key[0] for key in formula.atoms})
+        granting = [(self.candidate.rules[ri], self.cand.endpoint((ri, ei))) for ri, ei in grants]
+        # Values built from the granting patterns are tried (each by Z3 on a constant)
+        # before the oracle searches for a string: it decides the same, faster.
+        hints = string_exemplars(granting)
         self.solver.push()
         try:
             self.solver.add(*facts, *self.search.relevant_learned(formula.atoms))
             self.solver.add(formula.expr)
-            if self.search.run(formula.atoms, fields=fields) is None:
+            if self.search.run(formula.atoms, fields=fields, prefer=hints) is None:
                 return None
-            granting = [
-                (self.candidate.rules[ri], self.cand.endpoint((ri, ei))) for ri, ei in grants
-            ]
             found = self.witnesses.find(formula.atoms, granting)
             if found is None:
                 return _UNREADABLE

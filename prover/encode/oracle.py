@@ -149,6 +149,14 @@ class StringOracle:
         """A model with a string for ``field`` in every language (and within the length
         bound), or ``None`` when no such string exists. Decided by ``sat``/``unsat``
         alone, never by whether the string can be printed."""
+        memo = (field, tuple(literals), canonical)
+        if memo not in self._realised:
+            self._realised[memo] = self._realise_in_z3(field, literals, canonical)
+        return self._realised[memo]
+
+    def _realise_in_z3(
+        self, field: str, literals: list[Literal], canonical: bool
+    ) -> z3.ModelRef | None:
         term = string_subject(self.action, field)
         regexes = self._regexes(field, literals, canonical)
         membership = [z3.InRe(term, _intersect(regexes))] if regexes else []
