@@ -32,6 +32,7 @@ from prover.encode.action import (
 )
 from prover.encode.logic import make_solver
 from prover.encode.pins import PIN_LENGTHS, pin_regexes
+from prover.encode.preferences import fill_wildcards
 from prover.encode.strings import StringAtoms
 from prover.encode.terms import AtomKey
 
@@ -182,9 +183,18 @@ class StringOracle:
         """Whether some string of ``field`` gives every atom its value in ``literals``:
         the (shrunk) :class:`Conflict` when none does; else the string, or ``None`` when
         it cannot be read back exactly (possible only with ``canonical=False``: canonical
-        strings are printable ASCII). ``short`` limits each check's time."""
+        strings are printable ASCII). ``short`` limits each check's time.
+
+        Outside canonical mode (deciding, where only realisability matters and the
+        string is never shown) the patterns of the atoms that must hold are also tried
+        as values before Z3 is asked for a string."""
         self._short = short
-        for value in prefer:
+        tried: set[str] = set()
+        values = [*prefer, *_pattern_values(literals)] if not canonical else prefer
+        for value in values:
+            if value in tried:
+                continue
+            tried.add(value)
             if self._holds(field, literals, canonical, value):
                 return value
         model = self._realise(field, literals, canonical)
@@ -205,6 +215,21 @@ class StringOracle:
             if not self._possible(field, trial, canonical):
                 kept = trial
         return kept
+
+
+def _pattern_values(literals: Sequence[Literal]) -> list[str]:
+    """Values that satisfy the atoms that must hold, if anything does: an exact atom's
+    own value, a glob's wildcards filled in."""
+    values: list[str] = []
+    for (_, kind, pattern), holds in literals:
+        if not holds:
+            continue
+        if kind == "eq":
+            values.append(pattern)
+        else:
+            values.append(fill_wildcards(pattern))
+            values.append(fill_wildcards(pattern, "a", "a.a" if kind == "host" else "a/a"))
+    return values
 
 
 def _intersect(regexes: list[z3.ReRef]) -> z3.ReRef:
