@@ -185,12 +185,13 @@ class StringOracle:
         it cannot be read back exactly (possible only with ``canonical=False``: canonical
         strings are printable ASCII). ``short`` limits each check's time.
 
-        Outside canonical mode (deciding, where only realisability matters and the
-        string is never shown) the patterns of the atoms that must hold are also tried
-        as values before Z3 is asked for a string."""
+        After ``prefer``, the patterns of the atoms that must hold (an exact value, a
+        glob with its wildcards filled in) are tried as values before Z3 is asked for a
+        string: each is confirmed by Z3 on a constant, and a policy's own pattern reads
+        better in a witness than a string the solver made up."""
         self._short = short
         tried: set[str] = set()
-        values = [*prefer, *_pattern_values(literals)] if not canonical else prefer
+        values = [*prefer, *_pattern_values(literals)]
         for value in values:
             if value in tried:
                 continue
