@@ -186,12 +186,13 @@ class StringOracle:
         strings are printable ASCII). ``short`` limits each check's time.
 
         After ``prefer``, the patterns of the atoms that must hold (an exact value, a
-        glob with its wildcards filled in) are tried as values before Z3 is asked for a
-        string: each is confirmed by Z3 on a constant, and a policy's own pattern reads
-        better in a witness than a string the solver made up."""
+        glob with its wildcards filled in), then a value unlike any pattern, are tried
+        before Z3 is asked for a string: each is confirmed by Z3 on a constant, and a
+        policy's own pattern reads better in a witness than a string the solver made
+        up."""
         self._short = short
         tried: set[str] = set()
-        values = [*prefer, *_pattern_values(literals)]
+        values = [*prefer, *_pattern_values(literals), *_FRESH_VALUES.get(field, ())]
         for value in values:
             if value in tried:
                 continue
@@ -216,6 +217,16 @@ class StringOracle:
             if not self._possible(field, trial, canonical):
                 kept = trial
         return kept
+
+
+#: Values unlike any policy pattern, for atom values that all say "not this pattern".
+_FRESH_VALUES: dict[str, tuple[str, ...]] = {
+    "host": ("a.invalid",),
+    "method": ("A",),
+    "path": ("/a",),
+    "binary": ("/a",),
+    "ancestor": ("/a",),
+}
 
 
 def _pattern_values(literals: Sequence[Literal]) -> list[str]:
