@@ -43,8 +43,8 @@ from prover.concrete.network import network_allows
 from prover.encode.action import (
     WitnessDecodeError,
     decode_action,
-    domain_by_subject,
     new_action,
+    scalar_domain,
 )
 from prover.encode.logic import SolverGaveUp, dispose_later, make_solver, pause_gc, resume_gc
 from prover.encode.network import EndpointRef, PolicyTerms
@@ -186,7 +186,7 @@ class _ModeSolver:
         self.bound = PolicyTerms(boundary, self.action, identity, self.atoms, tick)
         self.solver = make_solver(ctx)
         # The main query mentions no string: only the scalar parts of the domain.
-        domain = domain_by_subject(self.action)
+        domain = scalar_domain(self.action)
         self.solver.add(*domain["ip"], *domain["port"])
         oracle = StringOracle(self.action, self.atoms, self.checker.check)
         self.search = LazySearch(self.solver, self.atoms, oracle, self.checker.check)
