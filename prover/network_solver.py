@@ -43,13 +43,14 @@ from prover.concrete.network import network_allows
 from prover.encode.action import (
     WitnessDecodeError,
     decode_action,
-    domain_by_subject,
     new_action,
+    scalar_domain,
 )
 from prover.encode.logic import SolverGaveUp, dispose_later, make_solver, pause_gc, resume_gc
 from prover.encode.network import EndpointRef, PolicyTerms
 from prover.encode.oracle import StringOracle
 from prover.encode.overlap import EndpointIndex
+from prover.encode.preferences import string_exemplars
 from prover.encode.relations import Relations
 from prover.encode.search import LazySearch
 from prover.encode.strings import StringAtoms, atom_key
@@ -57,6 +58,7 @@ from prover.encode.terms import Term, term_and, term_not
 from prover.encode.witness import WitnessSearch
 from prover.model import NetworkAction, Policy
 from prover.results import ReasonCode
+from prover.solver_session import SolverSession
 from prover.solver_slots import solver_slots
 
 #: How close to the deadline a Z3 time-limit stop still counts as the deadline.
@@ -184,7 +186,7 @@ class _ModeSolver:
         self.bound = PolicyTerms(boundary, self.action, identity, self.atoms, tick)
         self.solver = make_solver(ctx)
         # The main query mentions no string: only the scalar parts of the domain.
-        domain = domain_by_subject(self.action)
+        domain = scalar_domain(self.action)
         self.solver.add(*domain["ip"], *domain["port"])
         oracle = StringOracle(self.action, self.atoms, self.checker.check)
         self.search = LazySearch(self.solver, self.atoms, oracle, self.checker.check)
@@ -257,15 +259,16 @@ class _ModeSolver:
         focus = {atom_key("host", "host", self.cand.endpoint(grants[0]).host.lower())}
         facts = self.atoms.lemmas(formula.atoms, self.relations, focus=focus)
         fields = sorted({key[0] for key in formula.atoms})
+        granting = [(self.candidate.rules[ri], self.cand.endpoint((ri, ei))) for ri, ei in grants]
+        # Values built from the granting patterns are tried (each by Z3 on a constant)
+        # before the oracle searches for a string: it decides the same, faster.
+        hints = string_exemplars(granting)
         self.solver.push()
         try:
             self.solver.add(*facts, *self.search.relevant_learned(formula.atoms))
             self.solver.add(formula.expr)
-            if self.search.run(formula.atoms, fields=fields) is None:
+            if self.search.run(formula.atoms, fields=fields, prefer=hints) is None:
                 return None
-            granting = [
-                (self.candidate.rules[ri], self.cand.endpoint((ri, ei))) for ri, ei in grants
-            ]
             found = self.witnesses.find(formula.atoms, granting)
             if found is None:
                 return _UNREADABLE
@@ -317,6 +320,7 @@ def solve_network_mode(
     budget: Budget,
     slicing: bool = True,
     skip: frozenset[EndpointRef] = frozenset(),
+    session: SolverSession | None = None,
 ) -> NetworkModeResult:
     """Decide with Z3 whether ``candidate`` allows a network action ``boundary`` refuses,
     with binary identity enforced (``identity``) or ignored.
@@ -326,18 +330,53 @@ def solve_network_mode(
     query is asked for their grants, but their deny and address terms stay in the
     slices of the other endpoints, which may depend on them.
 
-    Both policies must have passed shape validation. One fresh ``z3.Context`` serves the
-    whole call and is registered with ``budget`` so that ``budget.cancel()`` from another
-    thread interrupts it. ``slicing=False`` asks one monolithic query (kept for
-    differential testing). The solve holds one of the process's solver slots
-    (:mod:`prover.solver_slots`), waiting for it at most until the budget runs out.
+    Both policies must have passed shape validation. One ``z3.Context`` serves the whole
+    call, and with a ``session`` every call of the same check (the caller closes the
+    session when the check ends); it is registered with ``budget`` so that
+    ``budget.cancel()`` from another thread interrupts it. ``slicing=False`` asks one
+    monolithic query (kept for differential testing). The solve holds one of the
+    process's solver slots (:mod:`prover.solver_slots`), waiting for it at most until
+    the budget runs out.
     """
     try:
         budget.checkpoint()
         with solver_slots().hold(budget):
+            if session is not None:
+                shared = _shared(session)
+                return _solve_owned(
+                    shared.ctx, shared.owned, candidate, boundary, identity, budget, slicing, skip
+                )
             return _solve_in_slot(candidate, boundary, identity, budget, slicing, skip)
     except BudgetExhausted:
         return _stopped(budget)
+
+
+@dataclass(slots=True)
+class _Shared:
+    """A session's context and every Z3 object made in it."""
+
+    ctx: z3.Context
+    owned: list[object]
+
+
+def _shared(session: SolverSession) -> _Shared:
+    shared = session.shared
+    if isinstance(shared, _Shared):
+        return shared
+    pause_gc()  # see prover.encode.logic: memory management around a solve
+    ctx = z3.Context()
+    made = _Shared(ctx, [ctx])
+    session.shared = made
+    return made
+
+
+def close_shared(shared: object) -> None:
+    """End a session: its objects are dropped on the disposal thread, then the
+    collector resumes."""
+    assert isinstance(shared, _Shared)
+    owned = tuple(shared.owned)
+    shared.owned.clear()
+    dispose_later(owned, after=resume_gc)
 
 
 def _solve_in_slot(
@@ -351,7 +390,9 @@ def _solve_in_slot(
     owned: list[object] = []
     pause_gc()  # see prover.encode.logic: memory management around a solve
     try:
-        result = _solve_owned(owned, candidate, boundary, identity, budget, slicing, skip)
+        ctx = z3.Context()
+        owned.append(ctx)
+        result = _solve_owned(ctx, owned, candidate, boundary, identity, budget, slicing, skip)
     except BaseException:
         resume_gc()
         raise
@@ -361,6 +402,7 @@ def _solve_in_slot(
 
 
 def _solve_owned(
+    ctx: z3.Context,
     owned: list[object],
     candidate: Policy,
     boundary: Policy,
@@ -369,9 +411,8 @@ def _solve_owned(
     slicing: bool,
     skip: frozenset[EndpointRef],
 ) -> NetworkModeResult:
-    """The solve; every Z3 object it makes is reachable from ``owned`` afterwards."""
-    ctx = z3.Context()
-    owned.append(ctx)
+    """The solve in ``ctx``; every Z3 object it makes is reachable from ``owned``
+    afterwards."""
     mode: _ModeSolver | None = None
     with budget.solver_context(ctx):
         try:

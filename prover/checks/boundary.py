@@ -20,6 +20,7 @@ from prover.policy.normalize import normalize
 from prover.policy.schema import AuthoredPolicy
 from prover.policy.shape import shape_problem
 from prover.results import CheckOutcome, ReasonCode, Verdict
+from prover.solver_session import SolverSession
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
@@ -31,7 +32,12 @@ def _projection(policy: Policy) -> Policy:
 
 
 def _check_network_mode(
-    candidate: Policy, boundary: Policy, *, identity: bool, budget: Budget
+    candidate: Policy,
+    boundary: Policy,
+    *,
+    identity: bool,
+    budget: Budget,
+    session: SolverSession,
 ) -> CheckOutcome:
     """``check_network_mode``, imported only when the candidate has network rules.
 
@@ -44,7 +50,9 @@ def _check_network_mode(
         return CheckOutcome.within(decided_by="structural")
     from prover.checks.network import check_network_mode
 
-    return check_network_mode(candidate, boundary, identity=identity, budget=budget)
+    return check_network_mode(
+        candidate, boundary, identity=identity, budget=budget, session=session
+    )
 
 
 def check_policies(
@@ -142,17 +150,20 @@ def check_network(
     executable at that very path: the runtime matches resolved executable paths.
     """
     decided_by: set[str] = set()
-    for identity in (False, True):
-        budget.checkpoint()
-        if identity:
-            reason = exact_binary_under_glob(candidate, boundary)
-            if reason is not None and not _exacts_are_themselves(candidate.rules, evidence):
-                return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
-        outcome = _check_network_mode(candidate, boundary, identity=identity, budget=budget)
-        if outcome.verdict is not Verdict.WITHIN:
-            return outcome
-        if outcome.decided_by:
-            decided_by.add(outcome.decided_by)
+    with SolverSession() as session:  # both modes' solves share one Z3 context
+        for identity in (False, True):
+            budget.checkpoint()
+            if identity:
+                reason = exact_binary_under_glob(candidate, boundary)
+                if reason is not None and not _exacts_are_themselves(candidate.rules, evidence):
+                    return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_BINARY_PATH, reason)
+            outcome = _check_network_mode(
+                candidate, boundary, identity=identity, budget=budget, session=session
+            )
+            if outcome.verdict is not Verdict.WITHIN:
+                return outcome
+            if outcome.decided_by:
+                decided_by.add(outcome.decided_by)
 
     reason = exact_deny_under_glob(candidate, boundary)
     denying = tuple(r for r in boundary.rules if any(e.deny_rules for e in r.endpoints))

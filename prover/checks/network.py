@@ -16,6 +16,7 @@ from prover.checks.structural import structural_coverage
 from prover.encode.overlap import EndpointRef
 from prover.model import Policy
 from prover.results import CheckOutcome, ReasonCode
+from prover.solver_session import SolverSession
 
 if TYPE_CHECKING:
     from prover.network_solver import NetworkModeResult
@@ -28,18 +29,25 @@ def solve_network_mode(
     identity: bool,
     budget: Budget,
     skip: frozenset[EndpointRef],
+    session: SolverSession | None = None,
 ) -> NetworkModeResult:
     """The Z3 stage, imported on first use: pairs that the shortcut or a probe decides
     never import Z3 (about 0.1 s of a cold start)."""
     from prover.network_solver import solve_network_mode as solve
 
-    return solve(candidate, boundary, identity=identity, budget=budget, skip=skip)
+    return solve(candidate, boundary, identity=identity, budget=budget, skip=skip, session=session)
 
 
 def check_network_mode(
-    candidate: Policy, boundary: Policy, *, identity: bool, budget: Budget
+    candidate: Policy,
+    boundary: Policy,
+    *,
+    identity: bool,
+    budget: Budget,
+    session: SolverSession | None = None,
 ) -> CheckOutcome:
-    """``within`` for this mode, an exceed with a replayed witness, or inconclusive."""
+    """``within`` for this mode, an exceed with a replayed witness, or inconclusive.
+    The solves of one ``session`` share one Z3 context (see :mod:`prover.solver_session`)."""
     coverage = structural_coverage(candidate, boundary, identity, budget.checkpoint)
     if coverage.complete:
         return CheckOutcome.within(decided_by="structural")
@@ -47,7 +55,12 @@ def check_network_mode(
     if action is not None:
         return CheckOutcome.exceeds(network_counterexample(action), decided_by="probe")
     result = solve_network_mode(
-        candidate, boundary, identity=identity, budget=budget, skip=coverage.covered
+        candidate,
+        boundary,
+        identity=identity,
+        budget=budget,
+        skip=coverage.covered,
+        session=session,
     )
     if result.status == "within":
         return CheckOutcome.within(decided_by=result.decided_by)

@@ -108,12 +108,18 @@ DOMAIN_LENGTHS = {
 }
 
 
-def domain_by_subject(action: SymbolicAction) -> dict[str, list[z3.BoolRef]]:
-    """The constraints every concrete action satisfies (spec §9.1), per field."""
-    domain: dict[str, list[z3.BoolRef]] = {
+def scalar_domain(action: SymbolicAction) -> dict[str, list[z3.BoolRef]]:
+    """The constraints of :func:`domain_by_subject` on the non-string fields only (the
+    main query mentions no string, so it needs no string languages built)."""
+    return {
         "ip": [action.ip.domain()],
         "port": [action.port >= 1, action.port <= 65535],
     }
+
+
+def domain_by_subject(action: SymbolicAction) -> dict[str, list[z3.BoolRef]]:
+    """The constraints every concrete action satisfies (spec §9.1), per field."""
+    domain = scalar_domain(action)
     for name, regex in domain_regexes(action).items():
         term = string_subject(action, name)
         domain[name] = [z3.InRe(term, regex)]

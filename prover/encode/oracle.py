@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import z3
 
+from prover.concrete.canonical import is_canonical_host, is_http_token
 from prover.encode.action import (
     DOMAIN_LENGTHS,
     SymbolicAction,
@@ -32,6 +33,7 @@ from prover.encode.action import (
 )
 from prover.encode.logic import make_solver
 from prover.encode.pins import PIN_LENGTHS, pin_regexes
+from prover.encode.preferences import fill_wildcards
 from prover.encode.strings import StringAtoms
 from prover.encode.terms import AtomKey
 
@@ -59,8 +61,21 @@ class StringOracle:
         self._check = check
         self._solver = make_solver(self.ctx)
         self._domain = domain_regexes(action)
-        self._pins = pin_regexes(action)
+        self._pin_regexes: dict[str, z3.ReRef] | None = None
         self._short = False
+        # Answers are facts about strings, the same in every scope of the check: each
+        # question goes to Z3 once. (A check that gave up raises and is not kept.)
+        self._held: dict[tuple[str, tuple[Literal, ...], bool, str], bool] = {}
+        self._realised: dict[tuple[str, tuple[Literal, ...], bool], z3.ModelRef | None] = {}
+
+    @property
+    def _pins(self) -> dict[str, z3.ReRef]:
+        """The canonical languages, built on first use: only a witness search (after an
+        exceeding answer) asks for canonical strings, and building them costs a few
+        milliseconds of term construction per solve."""
+        if self._pin_regexes is None:
+            self._pin_regexes = pin_regexes(self.action)
+        return self._pin_regexes
 
     def _limit(self, field: str, canonical: bool) -> int | None:
         limits = [DOMAIN_LENGTHS.get(field)]
@@ -79,8 +94,31 @@ class StringOracle:
         return regexes
 
     def _holds(self, field: str, literals: list[Literal], canonical: bool, value: str) -> bool:
-        """Whether ``value`` satisfies everything (decided by Z3 on a constant)."""
+        """Whether ``value`` satisfies everything (decided by Z3 on a constant).
+
+        The atoms' own matcher (:meth:`StringAtoms.holds_for`, the glob semantics their
+        regexes encode) rejects a value first: most preferred values fail there, and a
+        rejected value is only a preference not taken, never a decision."""
+        for key, holds in literals:
+            if self.atoms.holds_for(key, value) != holds:
+                return False
+        memo = (field, tuple(literals), canonical, value)
+        known = self._held.get(memo)
+        if known is None:
+            known = self._held[memo] = self._holds_in_z3(field, literals, canonical, value)
+        return known
+
+    def _holds_in_z3(
+        self, field: str, literals: list[Literal], canonical: bool, value: str
+    ) -> bool:
         term = string_subject(self.action, field)
+        canonical_check = _CANONICAL_CHECKS.get(field) if canonical else None
+        if canonical_check is not None:
+            # The canonical language of this field by the check the witness must pass
+            # anyway (``witness_is_canonical``); Z3 takes a millisecond for it.
+            if not canonical_check(value):
+                return False
+            canonical = False
         regexes = self._regexes(field, literals, canonical)
         limit = self._limit(field, canonical)
         if limit is not None and len(value) > limit:
@@ -120,6 +158,14 @@ class StringOracle:
         """A model with a string for ``field`` in every language (and within the length
         bound), or ``None`` when no such string exists. Decided by ``sat``/``unsat``
         alone, never by whether the string can be printed."""
+        memo = (field, tuple(literals), canonical)
+        if memo not in self._realised:
+            self._realised[memo] = self._realise_in_z3(field, literals, canonical)
+        return self._realised[memo]
+
+    def _realise_in_z3(
+        self, field: str, literals: list[Literal], canonical: bool
+    ) -> z3.ModelRef | None:
         term = string_subject(self.action, field)
         regexes = self._regexes(field, literals, canonical)
         membership = [z3.InRe(term, _intersect(regexes))] if regexes else []
@@ -145,9 +191,20 @@ class StringOracle:
         """Whether some string of ``field`` gives every atom its value in ``literals``:
         the (shrunk) :class:`Conflict` when none does; else the string, or ``None`` when
         it cannot be read back exactly (possible only with ``canonical=False``: canonical
-        strings are printable ASCII). ``short`` limits each check's time."""
+        strings are printable ASCII). ``short`` limits each check's time.
+
+        After ``prefer``, the patterns of the atoms that must hold (an exact value, a
+        glob with its wildcards filled in), then a value unlike any pattern, are tried
+        before Z3 is asked for a string: each is confirmed by Z3 on a constant, and a
+        policy's own pattern reads better in a witness than a string the solver made
+        up."""
         self._short = short
-        for value in prefer:
+        tried: set[str] = set()
+        values = [*prefer, *_pattern_values(literals), *_FRESH_VALUES.get(field, ())]
+        for value in values:
+            if value in tried:
+                continue
+            tried.add(value)
             if self._holds(field, literals, canonical, value):
                 return value
         model = self._realise(field, literals, canonical)
@@ -168,6 +225,39 @@ class StringOracle:
             if not self._possible(field, trial, canonical):
                 kept = trial
         return kept
+
+
+#: Fields whose canonical language (:func:`prover.encode.pins.pin_regexes`) a concrete
+#: check decides for a value: the same language, except that the check also bounds a
+#: host's labels to 63 characters, as the validation of every witness does.
+_CANONICAL_CHECKS: dict[str, Callable[[str], bool]] = {
+    "host": is_canonical_host,
+    "method": is_http_token,
+}
+
+#: Values unlike any policy pattern, for atom values that all say "not this pattern".
+_FRESH_VALUES: dict[str, tuple[str, ...]] = {
+    "host": ("a.invalid",),
+    "method": ("A",),
+    "path": ("/a",),
+    "binary": ("/a",),
+    "ancestor": ("/a",),
+}
+
+
+def _pattern_values(literals: Sequence[Literal]) -> list[str]:
+    """Values that satisfy the atoms that must hold, if anything does: an exact atom's
+    own value, a glob's wildcards filled in."""
+    values: list[str] = []
+    for (_, kind, pattern), holds in literals:
+        if not holds:
+            continue
+        if kind == "eq":
+            values.append(pattern)
+        else:
+            values.append(fill_wildcards(pattern))
+            values.append(fill_wildcards(pattern, "a", "a.a" if kind == "host" else "a/a"))
+    return values
 
 
 def _intersect(regexes: list[z3.ReRef]) -> z3.ReRef:

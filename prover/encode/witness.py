@@ -57,6 +57,10 @@ class WitnessSearch:
                 return None
             kept: list[z3.BoolRef] = []
             for preference in wanted:
+                if _satisfies(found, preference):
+                    # This witness already has it: keep the preference without a search.
+                    kept.append(preference)
+                    continue
                 better = self._attempt(atom_keys, [*kept, preference], exemplars)
                 if better is not None:
                     kept.append(preference)
@@ -132,3 +136,9 @@ class WitnessSearch:
         out.append(cells("method"))
         out.append(cells("path"))
         return [p for p in out if p is not None]
+
+
+def _satisfies(found: Found, preference: z3.BoolRef) -> bool:
+    """Whether the witness's model makes ``preference`` true (every atom it reads has a
+    value in the model, and the strings realise those values)."""
+    return z3.is_true(found.model.eval(preference, model_completion=True))

@@ -92,12 +92,23 @@ class _Composer:
 
     def feed(self, event: events.Event) -> None:
         self.event_count += 1
-        line = event.start_mark.line + 1 if event.start_mark else 0
+        mark = event.start_mark
+        line = mark.line + 1 if mark else 0
         if self.event_count > MAX_EVENTS:
             raise PolicyLoadError(
                 f"policy exceeds the limit of {MAX_EVENTS} YAML events (line {line})"
             )
-        if isinstance(event, events.ScalarEvent):
+        kind = type(event)
+        # Exact types first (what both parsers produce), then isinstance for subclasses.
+        if kind is events.ScalarEvent:
+            self._scalar(event, line)  # type: ignore[arg-type]
+        elif kind is events.MappingStartEvent:
+            self._start(event, {}, line)  # type: ignore[arg-type]
+        elif kind is events.MappingEndEvent or kind is events.SequenceEndEvent:
+            self._end(line)
+        elif kind is events.SequenceStartEvent:
+            self._start(event, [], line)  # type: ignore[arg-type]
+        elif isinstance(event, events.ScalarEvent):
             self._scalar(event, line)
         elif isinstance(event, events.MappingStartEvent):
             self._start(event, {}, line)
@@ -200,31 +211,66 @@ class _Composer:
             top.value[top.key] = value
             top.key = None
             return
-        if key_text is None:
-            raise self._error("mapping keys must be scalars", line, top.location)
-        if is_merge:
-            raise self._error("YAML merge keys ('<<') are not supported", line, top.location)
-        if key_text in top.value:
-            path = render_path((*top.location, key_text))
-            raise PolicyLoadError(f"duplicate key '{path}' at line {line}", path)
-        if len(top.value) >= MAX_MAPPING_KEYS:
-            raise self._error(f"mapping has more than {MAX_MAPPING_KEYS} keys", line, top.location)
-        top.key = key_text
+        self._key(top, key_text, line, is_merge)
 
     # -- events --------------------------------------------------------------------
 
     def _scalar(self, event: events.ScalarEvent, line: int) -> None:
         text = event.value
         size = len(text) if text.isascii() else len(text.encode("utf-8"))
-        self._charge(1, size, line)
+        nodes, scalar_bytes = self.nodes + 1, self.scalar_bytes + size
+        if nodes > MAX_NODES or scalar_bytes > MAX_SCALAR_BYTES:
+            self._charge(1, size, line)  # raises the limit's error
+        self.nodes, self.scalar_bytes = nodes, scalar_bytes
+        tag, stack = event.tag, self.stack
+        if not stack:
+            plain = tag is None and not event.style
+            if plain and text == "":
+                return  # an empty document holds no policy
+            value = resolve_scalar(event, line)
+            if event.anchor is not None:
+                self._define(event.anchor, _Anchored(value, 1, size, 0, text))
+            self.root, self.root_set = value, True
+            return
+        top = stack[-1]
+        container = top.value
         # Keys are kept as written; only an explicit tag on a key is checked.
-        as_key = self._expecting_key() and event.tag is None
-        value = text if as_key else resolve_scalar(event, line)
-        plain = event.tag is None and not event.style
-        if not self.stack and plain and text == "":
-            return  # an empty document holds no policy
-        self._define(event.anchor, _Anchored(value, 1, size, 0, text))
-        self._attach(value, (1, size, 0), line, text, plain and text == "<<")
+        if tag is None and top.key is None and isinstance(container, dict):
+            value: object = text
+        else:
+            value = resolve_scalar(event, line)
+        if event.anchor is not None:
+            self._define(event.anchor, _Anchored(value, 1, size, 0, text))
+        top.nodes += 1
+        top.scalar_bytes += size
+        # (a scalar's height is 0, so the container's height does not change)
+        if isinstance(container, list):
+            if len(container) >= MAX_SEQUENCE_ITEMS:
+                raise self._error(
+                    f"list has more than {MAX_SEQUENCE_ITEMS} elements", line, top.location
+                )
+            container.append(value)
+        elif top.key is not None:
+            container[top.key] = value
+            top.key = None
+        else:
+            is_merge = tag is None and not event.style and text == "<<"
+            self._key(top, text, line, is_merge)
+
+    def _key(self, top: _Frame, key_text: str | None, line: int, is_merge: bool) -> None:
+        """``key_text`` becomes the pending key of the mapping ``top``."""
+        container = top.value
+        assert isinstance(container, dict)
+        if key_text is None:
+            raise self._error("mapping keys must be scalars", line, top.location)
+        if is_merge:
+            raise self._error("YAML merge keys ('<<') are not supported", line, top.location)
+        if key_text in container:
+            path = render_path((*top.location, key_text))
+            raise PolicyLoadError(f"duplicate key '{path}' at line {line}", path)
+        if len(container) >= MAX_MAPPING_KEYS:
+            raise self._error(f"mapping has more than {MAX_MAPPING_KEYS} keys", line, top.location)
+        top.key = key_text
 
     def _start(
         self,
@@ -232,19 +278,32 @@ class _Composer:
         container: dict[str, object] | list[object],
         line: int,
     ) -> None:
-        expected = "map" if isinstance(container, dict) else "seq"
-        if event.tag not in (None, "!", f"{CORE_TAG}{expected}"):
-            raise tag_error(event.tag, line)
-        self._check_depth(len(self.stack) + 1, line)
-        if self._expecting_key():
-            raise self._error("mapping keys must be scalars", line, self.stack[-1].location)
+        tag = event.tag
+        if tag is not None and tag != "!":
+            expected = "map" if isinstance(container, dict) else "seq"
+            if tag != f"{CORE_TAG}{expected}":
+                raise tag_error(tag, line)
+        stack = self.stack
+        self._check_depth(len(stack) + 1, line)
+        if stack:
+            top = stack[-1]
+            value = top.value
+            if isinstance(value, dict):
+                if top.key is None:
+                    raise self._error("mapping keys must be scalars", line, top.location)
+                location: Location = (*top.location, top.key)
+            else:
+                location = (*top.location, len(value))
+        else:
+            location = ()
         self._charge(1, 0, line)
-        self.stack.append(_Frame(container, self._child_location(), event.anchor))
+        stack.append(_Frame(container, location, event.anchor))
 
     def _end(self, line: int) -> None:
         frame = self.stack.pop()
         size = (frame.nodes, frame.scalar_bytes, frame.height)
-        self._define(frame.anchor, _Anchored(frame.value, *size, None))
+        if frame.anchor is not None:
+            self._define(frame.anchor, _Anchored(frame.value, *size, None))
         self._attach(frame.value, size, line, None)
 
     def _alias(self, event: events.AliasEvent, line: int) -> None:

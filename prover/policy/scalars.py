@@ -30,6 +30,9 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+#: The first characters of every plain scalar that is not a string (null, booleans,
+#: integers, floats, infinities, NaN): any other first character makes a string at once.
+_NON_STRING_STARTS = frozenset("0123456789+-.~nNtTfF")
 _TAGGED_TYPES: dict[str, tuple[type, ...]] = {
     f"{CORE_TAG}null": (type(None),),
     f"{CORE_TAG}bool": (bool,),
@@ -62,6 +65,8 @@ def _to_int(text: str, line: int) -> int:
 
 def _resolve_plain(text: str, line: int) -> object:
     """YAML 1.2 core schema resolution of an untagged plain scalar."""
+    if text and text[0] not in _NON_STRING_STARTS:
+        return text
     if text in _NULLS:
         return None
     if text in _TRUES:

@@ -773,3 +773,61 @@ def test_z3_giving_up_with_time_left_is_reported_with_its_reason() -> None:
         checker.check(_UnknownSolver("canceled"), [], short=True)  # type: ignore[arg-type]
     with pytest.raises(SolverGaveUp, match="incomplete quantifiers"):
         checker.check(_UnknownSolver("incomplete quantifiers"), [], short=False)  # type: ignore[arg-type]
+
+
+# -- work done once -----------------------------------------------------------------------
+
+
+def test_both_identity_modes_of_a_check_share_one_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from prover.api import check_boundary
+    from prover.results import Verdict
+    from tests.support import boundary_cases
+
+    made: list[z3.Context] = []
+    real_context = z3.Context
+
+    def counting_context(*args: object, **kwargs: object) -> z3.Context:
+        made.append(real_context(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(network_solver.z3, "Context", counting_context)
+    asked: list[bool] = []
+    real_solve = network_solver.solve_network_mode
+
+    def spy(*args: object, **kwargs: object) -> NetworkModeResult:
+        asked.append(kwargs["identity"])  # type: ignore[arg-type]
+        return real_solve(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(network_solver, "solve_network_mode", spy)
+    # An acceptance case that Z3 decides in both identity modes.
+    (case,) = [c for c in boundary_cases() if c["id"] == "rp-ancestor-deny-exceeds"]
+    check = check_boundary(case["candidate"], case["boundary"], timeout_ms=20_000)
+    assert check.outcome.verdict is Verdict.EXCEEDS
+    assert asked == [False, True]
+    assert len(made) == 1
+
+
+def test_the_oracle_asks_z3_each_question_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prover.encode.oracle import StringOracle
+
+    questions: list[tuple[object, ...]] = []
+    real_holds = StringOracle._holds_in_z3
+    real_realise = StringOracle._realise_in_z3
+
+    def holds(self: StringOracle, *args: object) -> bool:
+        questions.append(("holds", id(self), repr(args)))
+        return real_holds(self, *args)  # type: ignore[arg-type]
+
+    def realise(self: StringOracle, *args: object) -> object:
+        questions.append(("realise", id(self), repr(args)))
+        return real_realise(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StringOracle, "_holds_in_z3", holds)
+    monkeypatch.setattr(StringOracle, "_realise_in_z3", realise)
+    grant = rule("grant", [rep(access="full")], [CURL])
+    deny = rule("deny", [rep(access="full", deny=[http("POST")])], [PYTHON])
+    result = solve(policy(grant), policy(grant, deny), identity=True)
+    assert result.status == "exceeds"
+    assert questions and len(questions) == len(set(questions))
