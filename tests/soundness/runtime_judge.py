@@ -213,9 +213,12 @@ def _probes(conn: Connection, cand: RtPolicy, bound: RtPolicy, extra: list[Actio
         # a destination reachable only by rule-shaped traffic counts as reachable.
         for r in e.allow_rules:
             method = r.method.upper() if "*" not in r.method else "GET"
-            path = path_instance(r.path, random.Random(0))
             query = tuple((m.key, (m.value if m.value is not None else "x",)) for m in r.query)
-            found += [Http(conn, method, path, query, x) for x in {"", e.extras}]
+            # A path of the rule, and one of the endpoint's selector (which the rule's
+            # glob may also match, e.g. ``/**``).
+            for pattern in {r.path, e.path or r.path}:
+                path = path_instance(pattern, random.Random(0))
+                found += [Http(conn, method, path, query, x) for x in {"", e.extras}]
     return found
 
 
