@@ -78,3 +78,26 @@ def test_narrowings_and_widenings_are_decided_and_never_wrong() -> None:
     assert total["narrowing"] >= 400 and total["network widening"] >= 350
     assert decided["narrowing"] >= 0.97 * total["narrowing"], (decided, total)
     assert decided["network widening"] == total["network widening"], (decided, total)
+
+
+def test_with_the_sandbox_image_evidence_every_widening_is_an_exceed() -> None:
+    """A writable path added beside a boundary that includes the working directory is
+    decided once the image's working directory and symlinks are known (issue 12)."""
+    from pathlib import Path
+
+    from prover.environment.document import load_environment
+
+    data = Path(__file__).resolve().parents[2] / "server" / "data" / "sandbox-environment.yaml"
+    env = load_environment(data.read_text(encoding="utf-8"))
+    total = wrong = undecided = 0
+    for entry in _loadable():
+        for variant in variants(entry.text):
+            if variant.kind != "widening":
+                continue
+            total += 1
+            got = check_boundary(variant.text, entry.text, environment=env).outcome
+            if got.verdict.value in ("within_boundary", "exceeds_boundary"):
+                wrong += got.verdict.value != variant.expected
+            else:
+                undecided += 1
+    assert total >= 700 and wrong == 0 and undecided == 0, (total, wrong, undecided)
