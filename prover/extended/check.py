@@ -138,7 +138,9 @@ def _with_possible_host(
     address = ipaddress.ip_address(witness.destination_ip)
     if literal is None or same_address(address, literal):
         return outcome
-    for host in (str(address), "witness.example"):
+    # An IPv6 literal is not a canonical witness host (spec §9.1): a name instead.
+    hosts = (str(address), "witness.example") if address.version == 4 else ("witness.example",)
+    for host in hosts:
         moved = witness.model_copy(update={"host": host})
         action = counterexample_action(moved)
         if exact:

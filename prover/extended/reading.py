@@ -227,7 +227,10 @@ def _reading(
             item.lower = item.upper
         return item
     if protocol in ("", "tcp"):
-        item.handling = ("l4",)
+        # ``tls: skip`` without a protocol is still a configuration: as the first one on
+        # a connection it makes the whole connection an uninspected tunnel (which a
+        # fail-closed middleware refuses), whatever plain L4 endpoints lie beside it.
+        item.handling = ("l4", "tls-skip") if tls_skip else ("l4",)
         if section.access is not None or section.rules or section.enforcement is not None:
             item.constructs.append("REST fields without a protocol (read as L4)")
         if channel == "forward":

@@ -321,3 +321,34 @@ def test_allow_encoded_slash_on_an_audit_endpoint_is_its_own_authority() -> None
     without = "version: 1\nnetwork_policies:\n" + _rule("r", "/usr/bin/curl", audit % "")
     assert check_boundary(with_slash, without).outcome.verdict is not Verdict.WITHIN
     assert check_boundary(without, with_slash).outcome.verdict is Verdict.WITHIN
+
+
+def test_tls_skip_without_a_protocol_takes_over_a_plain_l4_endpoint_beside_it() -> None:
+    """Was an unsound ``within_boundary`` (campaign seed 1, pair 9446, shrunk): a
+    ``tls: skip`` endpoint without a protocol is still a configuration; as the first one
+    on a connection it makes it an uninspected tunnel, which a fail-closed middleware
+    refuses, so a plain L4 endpoint beside it in the boundary covers nothing there."""
+    middleware = (
+        "network_middlewares:\n  audit_log: {middleware: corp/dlp, on_error: fail_closed, "
+        "endpoints: {include: ['**.example.com']}}\n"
+    )
+    plain = "{host: '*.*.example.com', port: 9000}"
+    candidate = "version: 1\nnetwork_policies:\n" + _rule("p", "/usr/bin/pip", plain)
+    boundary = candidate + "      - {host: '**.example.com', port: 9000, tls: skip}\n"
+    outcome = check_boundary(candidate + middleware, boundary + middleware).outcome
+    assert outcome.verdict is not Verdict.WITHIN, outcome
+    # Without the middleware the tunnel carries the same traffic: within.
+    assert check_boundary(candidate, boundary).outcome.verdict is Verdict.WITHIN
+
+
+def test_an_ipv6_witness_address_is_not_written_as_the_host() -> None:
+    """Was a non-canonical witness (campaign seed 1, pair 9084): an IPv6 literal is not a
+    canonical witness host, so the replacement host is a name."""
+    hostless = "{ports: [443], allowed_ips: ['2606:4700::/32']}"
+    literal = "{host: 1.1.1.1, ports: [443], allowed_ips: ['2606:4700::/32']}"
+    candidate = "version: 1\nnetwork_policies:\n" + _rule("r", "/usr/bin/gh", literal)
+    candidate += "      - " + hostless + "\n"
+    boundary = candidate.replace("/usr/bin/gh", "/usr/bin/curl")
+    outcome = check_boundary(candidate, boundary).outcome
+    cex = outcome.counterexample
+    assert outcome.verdict is not Verdict.EXCEEDS or ":" not in cex.host, cex
