@@ -96,9 +96,19 @@ def check_policies(
 
 
 def check_models(
-    candidate: Policy, boundary: Policy, budget: Budget, evidence: Evidence | None = None
+    candidate: Policy,
+    boundary: Policy,
+    budget: Budget,
+    evidence: Evidence | None = None,
+    *,
+    past_workdir: bool = False,
 ) -> CheckOutcome:
-    """Every domain on two reference-model policies, in the reference's precedence."""
+    """Every domain on two reference-model policies, in the reference's precedence.
+
+    ``past_workdir`` (the extended analysis): an unresolved working directory does not
+    stop the check at once; an exceed in a domain it cannot affect (process, Landlock,
+    network) is still found and reported, since it holds whatever the directory is.
+    """
     if evidence is not None:
         from prover.environment.apply import resolved_binaries, with_workdir
 
@@ -112,7 +122,16 @@ def check_models(
                 return outcome
     workdir = workdir_problem(candidate.filesystem, boundary.filesystem)
     if workdir is not None:
-        return CheckOutcome.unsupported(ReasonCode.UNRESOLVED_WORKDIR, workdir)
+        unresolved = CheckOutcome.unsupported(ReasonCode.UNRESOLVED_WORKDIR, workdir)
+        if past_workdir:
+            for stage in (check_process, check_landlock):
+                outcome = stage(candidate, boundary, evidence)
+                if outcome is not None and outcome.verdict is Verdict.EXCEEDS:
+                    return outcome
+            outcome = check_network(candidate, boundary, budget, evidence)
+            if outcome.verdict is Verdict.EXCEEDS:
+                return outcome
+        return unresolved
 
     deferred: list[CheckOutcome] = []
     for stage in (check_process, check_landlock):

@@ -163,7 +163,7 @@ def _ways(cand: Reading, bound: Reading) -> list[tuple[Reading, Reading]]:
 def _decide_one(
     cand: Reading, bound: Reading, budget: Budget, evidence: Evidence | None = None
 ) -> CheckOutcome:
-    first = check_models(cand.upper, bound.lower, budget, evidence)
+    first = check_models(cand.upper, bound.lower, budget, evidence, past_workdir=True)
     if first.verdict is Verdict.WITHIN:
         return _check_opaque(cand, bound, budget, first, evidence)
     exact = cand.exact and bound.exact and not cand.fail_closed and not cand.restricting
@@ -180,7 +180,9 @@ def _decide_one(
             return first  # process, Landlock and filesystem are read exactly
         if witness_is_real(cand, bound, witness):
             return first
-    second = check_models(_unfiltered(cand), bound_envelope(bound), budget, evidence)
+    second = check_models(
+        _unfiltered(cand), bound_envelope(bound), budget, evidence, past_workdir=True
+    )
     if second.verdict is Verdict.EXCEEDS and isinstance(
         second.counterexample, NetworkCounterexample
     ):

@@ -283,3 +283,21 @@ def test_legacy_inference_routes_narrow_by_subset() -> None:
     outcome = check_boundary(both, one).outcome
     assert outcome.verdict is Verdict.UNSUPPORTED
     assert "'cloud'" in (outcome.reason or "")
+
+
+def test_an_exceed_elsewhere_is_reported_whatever_the_working_directory() -> None:
+    """The image's working directory decides the filesystem domain only: a new host is
+    an exceed whatever it is (the reference semantics stop at the workdir)."""
+    files = "filesystem_policy: {include_workdir: true, read_write: [/sandbox/work]}\n"
+    bound_files = "filesystem_policy: {include_workdir: true, read_write: [/tmp]}\n"
+    candidate = policy(L4, NEW, extra=files)
+    boundary = policy(L4, extra=bound_files)
+    outcome = check_boundary(candidate, boundary).outcome
+    assert outcome.verdict is Verdict.EXCEEDS, outcome
+    assert outcome.counterexample.domain == "network"
+    reference = check_boundary(candidate, boundary, reference_semantics=True).outcome
+    assert reference.reason_code is not None and reference.reason_code.value == "unresolved_workdir"
+    # Without the new host the answer does depend on the working directory.
+    same_network = check_boundary(policy(L4, extra=files), boundary).outcome
+    assert same_network.reason_code is not None
+    assert same_network.reason_code.value == "unresolved_workdir"
