@@ -7,6 +7,7 @@ any doubt end in ``unsupported`` or ``inconclusive``, never ``within_boundary``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -85,7 +86,7 @@ def check_policies(
 
             return check_extended(candidate, boundary, budget, evidence)
         for label, policy in (("boundary", boundary), ("candidate", candidate)):
-            problem = shape_problem(policy)
+            problem = shape_problem(policy, known_identity=known_identity(evidence))
             if problem is not None:
                 return CheckOutcome.unsupported(
                     ReasonCode.UNSUPPORTED_POLICY_SHAPE, f"{label} policy {problem}"
@@ -93,6 +94,13 @@ def check_policies(
         return check_models(normalize(candidate), normalize(boundary), budget, evidence)
     except BudgetExhausted as exc:
         return CheckOutcome.stopped(exc.cancelled)
+
+
+def known_identity(evidence: Evidence | None) -> Callable[[str, str], bool] | None:
+    """Names of users and groups the environment evidence resolves to numbers."""
+    if evidence is None:
+        return None
+    return lambda value, field: evidence.identity(value, field) is not None
 
 
 def check_models(

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from prover.budget import Budget
-from prover.checks.boundary import check_models, check_network
+from prover.checks.boundary import check_models, check_network, known_identity
 from prover.concrete import allows
 from prover.concrete.glob import host_matches
 from prover.concrete.ip import host_ip_literal, same_address
@@ -83,7 +83,9 @@ def check_extended(
     omit = shared_endpoints(candidate, boundary, budget.checkpoint)
     for label, policy in (("boundary", boundary), ("candidate", candidate)):
         # What is left out is decided already, whatever its shape.
-        problem = shape_problem(_trimmed(policy, omit), extended=True)
+        problem = shape_problem(
+            _trimmed(policy, omit), extended=True, known_identity=known_identity(evidence)
+        )
         if problem is not None:
             return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
     coupled = coupled_endpoints(candidate, boundary, budget.checkpoint) - omit

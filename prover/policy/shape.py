@@ -368,7 +368,12 @@ def runtime_refusal(policy: AuthoredPolicy) -> str | None:
     return None
 
 
-def shape_problem(policy: AuthoredPolicy, *, extended: bool = False) -> str | None:
+def shape_problem(
+    policy: AuthoredPolicy,
+    *,
+    extended: bool = False,
+    known_identity: Callable[[str, str], bool] | None = None,
+) -> str | None:
     """The first reason this policy is outside the model, or None if it is inside.
 
     ``extended`` is the extended analysis's model (:mod:`prover.extended`), which reads
@@ -376,11 +381,14 @@ def shape_problem(policy: AuthoredPolicy, *, extended: bool = False) -> str | No
     overlapping endpoints itself; what stays here is what neither model covers.
     """
     process = policy.process
-    for value in (
-        (process.run_as_user or "") if process else "",
-        (process.run_as_group or "") if process else "",
+    for field, value in (
+        ("run_as_user", (process.run_as_user or "") if process else ""),
+        ("run_as_group", (process.run_as_group or "") if process else ""),
     ):
-        if not is_supported_identity(value):
+        # A name the environment evidence resolves (``known_identity``) is read too.
+        if not is_supported_identity(value) and not (
+            known_identity is not None and known_identity(value, field)
+        ):
             return f"uses unsupported process identity '{value}'"
     if policy.network_middlewares and not extended:
         return "uses network middleware controls"
