@@ -26,7 +26,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from prover.errors import PolicyLoadError, ProverError
-from prover.policy.messages import describe_error
+from prover.policy.messages import describe_errors
 
 MAX_ID = 4_294_967_294
 MAX_SYMLINKS = 10_000
@@ -137,7 +137,7 @@ def load_environment(text: str | bytes) -> Environment:
     try:
         doc = _Document.model_validate(data)
     except ValidationError as error:
-        message, path = describe_error(error.errors(include_url=False)[0])
+        message, path = describe_errors(error.errors(include_url=False))
         message = message.replace("authored policy", "environment document")
         raise EnvironmentLoadError(f"invalid environment: {message}", path) from None
     problem = _semantic_problem(doc)

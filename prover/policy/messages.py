@@ -7,6 +7,8 @@ one sentence naming the field by its dotted path (``network_policies.gh.endpoint
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
@@ -93,6 +95,12 @@ def load_error(error: ValidationError) -> PolicyLoadError:
     details = error.errors(include_url=False)
     if not details:
         return PolicyLoadError("policy is invalid")
+    return PolicyLoadError(*describe_errors(details))
+
+
+def describe_errors(details: Iterable[ErrorDetails]) -> tuple[str, str]:
+    """The message listing every problem (up to :data:`MAX_LISTED_ERRORS`, the rest
+    counted) and the first problem's path; a single problem reads as itself."""
     described: list[tuple[str, str]] = []
     for detail in details:
         item = describe_error(detail)
@@ -100,10 +108,10 @@ def load_error(error: ValidationError) -> PolicyLoadError:
             described.append(item)
     message, path = described[0]
     if len(described) == 1:
-        return PolicyLoadError(message, path)
+        return message, path
     listed = [m for m, _ in described[:MAX_LISTED_ERRORS]]
     more = len(described) - len(listed)
     text = f"{len(described)} problems: " + "; ".join(listed)
     if more:
         text += f"; and {more} more"
-    return PolicyLoadError(text, path)
+    return text, path

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from prover.errors import PolicyLoadError, ProposalError
-from prover.policy.messages import describe_error
+from prover.policy.messages import describe_errors
 from prover.policy.paths import render_path
 from prover.policy.reader import read_policy_data
 from prover.policy.schema import NetworkRuleSection
@@ -81,9 +81,11 @@ def _validated_rule(raw: object, location: tuple[str | int, ...]) -> Data:
     try:
         model = NetworkRuleSection.model_validate(_without_empty_rule_lists(raw))
     except ValidationError as error:
-        detail = dict(error.errors(include_url=False)[0])
-        detail["loc"] = (*location, *detail["loc"])
-        message, _ = describe_error(detail)  # type: ignore[arg-type]
+        details = [
+            {**detail, "loc": (*location, *detail["loc"])}
+            for detail in error.errors(include_url=False)
+        ]
+        message, _ = describe_errors(details)  # type: ignore[arg-type]
         raise ProposalError(f"proposal: {message}") from None
     return clean(model.model_dump(mode="json", exclude_none=True, exclude_unset=True))
 

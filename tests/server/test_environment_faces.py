@@ -101,10 +101,13 @@ def test_assess_passes_the_evidence_to_both_checks(
     args = ["assess", "--current", str(files / "c.yaml"), "--proposal", str(files / "p.json")]
     args += ["--boundary", str(files / "b.yaml"), "-o", "json"]
     _, out, _ = _run(args, capsys)
-    assert json.loads(out)["boundary"]["reason_code"] == "unresolved_workdir"
+    without = json.loads(out)["boundary"]
+    # The new host exceeds whatever the working directory; the receipt has no evidence.
+    assert without["result"] == "exceeds_boundary"
+    assert without["receipt"].get("environment_sha256") is None
     _, out, _ = _run([*args, "--environment", str(files / "env.yaml")], capsys)
     document = json.loads(out)
-    assert document["boundary"]["reason_code"] != "unresolved_workdir"
+    assert document["boundary"]["result"] == "exceeds_boundary"
     assert document["boundary"]["receipt"]["environment_sha256"] == DIGEST
     assert document["receipt"]["environment_sha256"] == DIGEST
     assert document["adds_access"] is True
