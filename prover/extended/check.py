@@ -32,6 +32,7 @@ from prover.checks.boundary import check_models, check_network, known_identity
 from prover.concrete import allows
 from prover.concrete.glob import host_matches
 from prover.concrete.ip import host_ip_literal, same_address
+from prover.concrete.network import granting_entries
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.extended.reading import Opaque, Reading, Slot, may_select, read_policy
 from prover.model import Filesystem, NetworkAction, Policy, Rule
@@ -96,6 +97,10 @@ def check_extended(
     noted = (f"candidate-only middlewares ({_names(extra)}) read as restrictions",) if extra else ()
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs + noted))
     outcome = _decide(cand, bound, budget, evidence)
+    if outcome.verdict is Verdict.EXCEEDS and isinstance(
+        outcome.counterexample, NetworkCounterexample
+    ):
+        outcome = _named(outcome, cand, bound)
     if outcome.verdict is Verdict.WITHIN and missing:
         selectors = _selectors(boundary, missing)
         reachable = [
@@ -152,6 +157,45 @@ def _with_possible_host(
         if real:
             return outcome.model_copy(update={"counterexample": moved})
     return CheckOutcome.unsupported(SHAPE, _depends_reason(cand, bound))
+
+
+_METHODS = ("POST", "PUT", "DELETE", "PATCH", "GET", "HEAD", "OPTIONS")
+
+
+def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome:
+    """The exceed shown as the same action by a binary of the granting rule, with binary
+    identity enforced, when that replays: "any process" reads as "binaries do not
+    matter" for a rule that lists them."""
+    witness = outcome.counterexample
+    assert isinstance(witness, NetworkCounterexample)
+    if witness.protocol == "rest" and (witness.method or "") not in _METHODS:
+        # A solver-made method ("A", "P") is hard to read: a common one if it replays.
+        for method in _METHODS:
+            common = witness.model_copy(update={"method": method})
+            if witness_is_real(cand, bound, common):
+                witness = common
+                outcome = outcome.model_copy(update={"counterexample": common})
+                break
+    if witness.binary_identity_required:
+        return outcome
+    action = counterexample_action(witness)
+    keys = {entry.rule_key for entry in granting_entries(cand.upper, action)}
+    for rule in cand.upper.rules:
+        if rule.key not in keys:
+            continue
+        for binary in rule.binaries:
+            if any(char in binary for char in "*?["):
+                continue
+            named = witness.model_copy(
+                update={
+                    "binary": binary,
+                    "ancestor_binary": binary,
+                    "binary_identity_required": True,
+                }
+            )
+            if witness_is_real(cand, bound, named):
+                return outcome.model_copy(update={"counterexample": named})
+    return outcome
 
 
 def _ways(cand: Reading, bound: Reading) -> list[tuple[Reading, Reading]]:
