@@ -162,23 +162,37 @@ def _with_possible_host(
 _METHODS = ("POST", "PUT", "DELETE", "PATCH", "GET", "HEAD", "OPTIONS")
 
 
+def _request_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexample) -> bool:
+    """The request (not only its connection) replays: the candidate's lower bound allows
+    it and everything the boundary could allow refuses it, one way in."""
+    action = counterexample_action(witness)
+    return witness_is_real(cand, bound, witness) and any(
+        allows(c.lower, action) and not allows(bound_envelope(b), action)
+        for c, b in _ways(cand, bound)
+    )
+
+
 def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome:
     """The exceed shown as the same action by a binary of the granting rule, with binary
     identity enforced, when that replays: "any process" reads as "binaries do not
     matter" for a rule that lists them."""
     witness = outcome.counterexample
     assert isinstance(witness, NetworkCounterexample)
-    if witness.protocol == "rest" and (witness.method or "") not in _METHODS:
-        # A solver-made method ("A", "P") is hard to read: a common one if it replays.
+    method = witness.method or ""
+    if witness.protocol == "rest" and method not in _METHODS and len(method) < 3:
+        # A solver-made method ("A", "P") is hard to read: a common one if the request
+        # itself replays (not merely its connection, as an opaque grant's does).
         for method in _METHODS:
             common = witness.model_copy(update={"method": method})
-            if witness_is_real(cand, bound, common):
+            if _request_is_real(cand, bound, common):
                 witness = common
                 outcome = outcome.model_copy(update={"counterexample": common})
                 break
     if witness.binary_identity_required:
         return outcome
     action = counterexample_action(witness)
+    # A request that replays stays one that replays (not merely its connection).
+    real = _request_is_real if _request_is_real(cand, bound, witness) else witness_is_real
     keys = {entry.rule_key for entry in granting_entries(cand.upper, action)}
     for rule in cand.upper.rules:
         if rule.key not in keys:
@@ -193,7 +207,7 @@ def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome
                     "binary_identity_required": True,
                 }
             )
-            if witness_is_real(cand, bound, named):
+            if real(cand, bound, named):
                 return outcome.model_copy(update={"counterexample": named})
     return outcome
 

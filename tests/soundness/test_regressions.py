@@ -352,3 +352,28 @@ def test_an_ipv6_witness_address_is_not_written_as_the_host() -> None:
     outcome = check_boundary(candidate, boundary).outcome
     cex = outcome.counterexample
     assert outcome.verdict is not Verdict.EXCEEDS or ":" not in cex.host, cex
+
+
+def test_a_readable_method_replaces_a_solver_made_one_only_when_the_request_replays() -> None:
+    """Was a witness the runtime refuses (campaign seed 1, pairs 5837 and 10310): the
+    readable method was accepted because an opaque credential grant makes the
+    connection an exceed, but the request with that method is not allowed."""
+    endpoint = (
+        "{host: '*.*.example.com', port: 8080, protocol: rest, enforcement: enforce, "
+        "rules: [{allow: {method: PURGE, path: '/v1/*'}}], websocket_credential_rewrite: true}"
+    )
+    candidate = "version: 1\nnetwork_policies:\n" + _rule("p", "'/**'", endpoint)
+    boundary = candidate.replace("'/**'", "/usr/bin/curl")
+    outcome = check_boundary(candidate, boundary).outcome
+    assert outcome.verdict is Verdict.EXCEEDS, outcome
+    # The display step, given the solver-made method the campaign saw:
+    from prover.extended.check import _named
+    from prover.extended.reading import read_policy
+    from prover.policy.loader import load_policy
+
+    made = outcome.model_copy(
+        update={"counterexample": outcome.counterexample.model_copy(update={"method": "P"})}
+    )
+    cand, bound = read_policy(load_policy(candidate)), read_policy(load_policy(boundary))
+    shown = _named(made, cand, bound).counterexample
+    assert shown.method == "P", shown  # POST is not allowed: the method stays as found
