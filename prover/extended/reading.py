@@ -246,16 +246,7 @@ def _reading(
             key = _fingerprint(section)
             item.handling = ("rest", "audit", key)
             item.opaque.append(
-                Opaque(
-                    rule_key,
-                    index,
-                    (),
-                    _l4(index, section, host, ports),
-                    key,
-                    "REST audit options",
-                    l4_covers=True,
-                    grants_something=True,
-                )
+                _grant(item, _l4(index, section, host, ports), key, "REST audit options")
             )
     elif protocol == "rest" and not section.allow_encoded_slash and not _graphql_extras(section):
         item.handling = ("rest", "enforce")
@@ -276,18 +267,8 @@ def _reading(
         if section.allow_encoded_slash:
             construct += " with allow_encoded_slash"
         item.handling = ("opaque", key)
-        item.opaque.append(
-            Opaque(
-                rule_key,
-                index,
-                (),
-                item.upper,
-                key,
-                construct,
-                l4_covers=True,
-                grants_something=bool(section.rules) or section.access is not None,
-            )
-        )
+        grants = bool(section.rules) or section.access is not None
+        item.opaque.append(_grant(item, item.upper, key, construct, grants=grants))
         item.upper = replace(item.upper, role="ip_only")
         item.constructs.append(f"{construct} (identical configuration or raw access covers it)")
     item.lower = item.upper if item.handling[0] != "opaque" else None
@@ -298,20 +279,23 @@ def _reading(
         item.upper = replace(item.upper, path="")
     if any(getattr(section, name) not in (None, False) for name in _CREDENTIAL_FIELDS):
         key = "credential:" + _credentials(section)
-        item.opaque.append(
-            Opaque(
-                rule_key,
-                index,
-                (),
-                _l4(index, section, host, ports),
-                key,
-                "credential injection",
-                l4_covers=False,
-                grants_something=True,
-            )
-        )
+        connection = _l4(index, section, host, ports)
+        item.opaque.append(_grant(item, connection, key, "credential injection", l4_covers=False))
         item.constructs.append("credential injection (only identical configuration covers it)")
     return item
+
+
+def _grant(
+    item: _Endpoint,
+    connection: Endpoint,
+    key: str,
+    construct: str,
+    *,
+    l4_covers: bool = True,
+    grants: bool = True,
+) -> Opaque:
+    """An opaque grant of the endpoint being read (its rule's binaries come later)."""
+    return Opaque(item.rule_key, item.index, (), connection, key, construct, l4_covers, grants)
 
 
 def _graphql_extras(section: EndpointSection) -> bool:
