@@ -355,6 +355,26 @@ def delete_rules(doc: Loaded, grants: list[Grant]) -> Data:
     return data
 
 
+def inspect_option(doc: Loaded, grants: list[Grant]) -> Option:
+    """Drop ``tls: skip`` from the granting endpoints that name a protocol: the runtime
+    then inspects their traffic by their rules instead of tunnelling it raw, which keeps
+    every request those rules allow."""
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    places: list[str] = []
+    slots = {(g.rule_key, g.endpoint_index) for g in grants}
+    for key, index in sorted(s for s in slots if s[0] is not None and s[1] is not None):
+        location = endpoint_location(key, index)
+        endpoint = get_at(data, location)
+        protocol = str(endpoint.get("protocol") or "").lower() if isinstance(endpoint, dict) else ""
+        if protocol not in ("", "tcp") and endpoint.get("tls") == "skip":
+            remove_value(data, (*location, "tls"), edits)
+            places.append(render_path(location))
+    if not edits:
+        raise NotNarrowable("no granting endpoint with a protocol skips TLS inspection")
+    return Option("narrow", "inspect " + ", ".join(places) + " (drop tls: skip)", edits, data)
+
+
 def network_options(
     doc: Loaded,
     boundary: Loaded,
@@ -378,6 +398,10 @@ def network_options(
     targets = candidates[:MAX_TARGETS]
     try:  # first: among fixes that keep as much, the smallest edit wins
         options.append(drop_binaries_option(doc, grants, action))
+    except NotNarrowable:
+        pass
+    try:
+        options.append(inspect_option(doc, grants))
     except NotNarrowable:
         pass
     if len(grants) == 1:

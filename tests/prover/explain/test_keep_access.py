@@ -166,3 +166,23 @@ def test_a_binary_reaching_an_opaque_endpoint_is_dropped_not_the_rule() -> None:
         ("remove", "network_policies.mcp.binaries[1]")
     ]
     assert read_policy_data(explanation.fixed_candidate or "") == read_policy_data(MCP_BOUNDARY)
+
+
+def test_a_tls_skip_endpoint_is_inspected_rather_than_deleted() -> None:
+    """``tls: skip`` tunnels raw traffic; without it the runtime inspects the endpoint by
+    its rules, which the boundary allows: drop the field, keep the rule."""
+    rest = (
+        "{host: api.anthropic.com, port: 443, protocol: rest, enforcement: enforce%s, "
+        "rules: [{allow: {method: POST, path: /v1/messages}}]}"
+    )
+    head = "version: 1\nnetwork_policies:\n  a:\n    binaries: [{path: /usr/bin/claude}]\n"
+    boundary = head + "    endpoints: [" + rest % "" + "]\n"
+    candidate = head + "    endpoints: [" + rest % ", tls: skip" + "]\n"
+    explanation = explain(candidate, boundary)
+    assert explanation.fix_verified
+    (violation,) = explanation.violations
+    assert violation.fix_kind == "narrow"
+    assert [(op.op, op.path) for op in violation.fix] == [
+        ("remove", "network_policies.a.endpoints[0].tls")
+    ]
+    assert "/v1/messages" in (explanation.fixed_candidate or "")
