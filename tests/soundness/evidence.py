@@ -44,7 +44,8 @@ DIRS = (
     "/home/dev",
 )
 USERS = {"root": 0, "sandbox": 1000, "dev": 1001}
-IDENTITIES = ("", "sandbox", "root", "0", "1000", "1001", "dev")
+#: "ghost" is in no image: the evidence is silent about it.
+IDENTITIES = ("", "sandbox", "root", "0", "1000", "1001", "dev", "ghost")
 
 
 @dataclass
@@ -169,9 +170,10 @@ class Judge:
                 return True
         return False
 
-    def number(self, value: str, field: str) -> int:
+    def number(self, value: str, field: str) -> int | None:
+        """The identity's number in the image, or None for a name it does not have."""
         value = value or self.user  # the image's group is named like its user here
-        return int(value) if value.isdigit() else USERS[value]
+        return int(value) if value.isdigit() else USERS.get(value)
 
 
 def _grants(text: str, workdir: str) -> tuple[list[str], list[str], str, str]:
@@ -234,7 +236,8 @@ def run_evidence_pair(seed: int, index: int) -> tuple[list[EvidenceFinding], dic
                     ("run_as_group", b_group, c_group),
                 ):
                     nb, nc = judge.number(b, field), judge.number(c, field)
-                    if nb != 0 and nb != nc:
+                    unknown = (nb is None or nc is None) and b != c
+                    if unknown or (nb is not None and nb != 0 and nb != nc):
                         finding("unsound_within", f"{label}: {field} {b!r}={nb} vs {c!r}={nc}")
                 for path in c_rw:
                     if not judge.covered(path, b_rw):
@@ -254,7 +257,7 @@ def run_evidence_pair(seed: int, index: int) -> tuple[list[EvidenceFinding], dic
                     b = b_user if cex.field == "run_as_user" else b_group
                     c = c_user if cex.field == "run_as_user" else c_group
                     nb, nc = judge.number(b, cex.field), judge.number(c, cex.field)
-                    if nb == 0 or nb == nc:
+                    if nb is None or nc is None or nb == 0 or nb == nc:
                         finding("replay_failure", f"{label}: {cex.field} {b!r} vs {c!r}")
             elif outcome.verdict in (Verdict.ERROR, Verdict.INCONCLUSIVE):
                 finding("bug", f"{label}: {outcome.verdict.value} {outcome.reason}")
