@@ -163,10 +163,10 @@ _METHODS = ("POST", "PUT", "DELETE", "PATCH", "GET", "HEAD", "OPTIONS")
 
 
 def _request_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexample) -> bool:
-    """The request (not only its connection) replays: the candidate's lower bound allows
-    it and everything the boundary could allow refuses it, one way in."""
+    """The request itself replays (not only its connection): one way in, the
+    candidate's lower bound allows it and everything the boundary could allow refuses it."""
     action = counterexample_action(witness)
-    return witness_is_real(cand, bound, witness) and any(
+    return not _refused_anyway(cand, action) and any(
         allows(c.lower, action) and not allows(bound_envelope(b), action)
         for c, b in _ways(cand, bound)
     )
@@ -310,21 +310,24 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
     the same way in), or an opaque
     candidate grant that surely applies accepts its connection and the boundary cannot
     reach that destination at all."""
+    if _request_is_real(cand, bound, witness):
+        return True
     action = counterexample_action(witness)
+    return (
+        not _refused_anyway(cand, action)
+        and _granting(list(cand.opaque), action) is not None
+        and not allows(connection_envelope(bound), action)
+    )
+
+
+def _refused_anyway(cand: Reading, action: NetworkAction) -> bool:
+    """The runtime never lets ``action`` through, or may not, whatever the grants say."""
     literal = host_ip_literal(action.host)
     if literal is not None and not same_address(action.destination_ip, literal):
-        return False  # an IP-literal host cannot resolve to another address
+        return True  # an IP-literal host cannot resolve to another address
     if action.protocol == "l4" and _fail_closed_selects(cand, action.host):
-        return False  # raw (uninspectable) traffic to this host is refused
-    if _selects(cand.restricting, action.host):
-        return False  # a candidate-only middleware may refuse it
-    for cand_way, bound_way in _ways(cand, bound):
-        # One way in (a tunnel, or plain HTTP through the forward proxy) suffices.
-        if allows(cand_way.lower, action) and not allows(bound_envelope(bound_way), action):
-            return True
-    return _granting(list(cand.opaque), action) is not None and not allows(
-        connection_envelope(bound), action
-    )
+        return True  # raw (uninspectable) traffic to this host is refused
+    return _selects(cand.restricting, action.host)  # a candidate-only middleware may
 
 
 def _fail_closed_selects(reading: Reading, host: str) -> bool:
@@ -369,8 +372,7 @@ def _check_opaque(
             grant = _granting(grants, action)
             if (
                 grant is not None
-                and not _fail_closed_selects(cand, action.host)
-                and not _selects(cand.restricting, action.host)
+                and not _refused_anyway(cand, action)
                 and not allows(connection_envelope(bound), action)
             ):
                 return replace_reason(
