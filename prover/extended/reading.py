@@ -553,16 +553,29 @@ def read_policy(
     )
 
 
-def _fail_closed(policy: AuthoredPolicy) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
-    """Host selectors of the middleware entries that refuse uninspectable traffic (every
-    entry but ``on_error: fail_open``; an entry without ``endpoints`` selects nothing)."""
+Selectors = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+"""``(include, exclude)`` host patterns of middleware entries, lower-cased."""
+
+
+def middleware_selectors(policy: AuthoredPolicy, keys: Iterable[str]) -> Selectors:
+    """Host selectors of these middleware entries (one without ``endpoints`` selects
+    nothing)."""
     return tuple(
         (
             tuple(p.lower() for p in entry.endpoints.include),
             tuple(p.lower() for p in entry.endpoints.exclude),
         )
-        for entry in policy.network_middlewares.values()
-        if entry.on_error != "fail_open" and entry.endpoints is not None
+        for key in keys
+        if (entry := policy.network_middlewares[key]).endpoints is not None
+    )
+
+
+def _fail_closed(policy: AuthoredPolicy) -> Selectors:
+    """Selectors of the entries that refuse uninspectable traffic (all but
+    ``on_error: fail_open``)."""
+    entries = policy.network_middlewares
+    return middleware_selectors(
+        policy, (k for k, e in entries.items() if e.on_error != "fail_open")
     )
 
 
