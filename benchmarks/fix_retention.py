@@ -1,24 +1,41 @@
 """Fixes that keep access: how often explain's verified fix keeps more grant units than
 deleting the violating rules outright, on exceeds pairs built from the real-policy corpus.
 
-Pairs (candidate, boundary), each kept only when the check says ``exceeds_boundary``:
+Pairs (candidate, boundary), each kept only when the check says ``exceeds_boundary``.
+The boundary is a real policy; the candidate is that policy made broader the way an
+agent writing a subagent's policy tends to over-reach (each kind at most once per
+policy, on the first entry it applies to):
 
-* the widenings of ``tests/corpus_variants.py`` (a new host rule, a new writable path)
-  against the original policy;
-* the original with ``/usr/bin/node`` added to the binaries of its first network rule
-  (the agent's extra binary) against the original;
-* two consecutive policies of one repository, each way.
+* ``extra binary``: ``/usr/bin/node`` added to a rule's binaries;
+* ``wildcard host``: an exact host ``a.b.c`` written ``*.b.c``;
+* ``extra port``: a second port on an endpoint;
+* ``broader path``: a REST allow rule's path widened to ``/**``;
+* ``broader method``: a REST allow rule's method widened to ``*``;
+* ``L4 instead of REST``: a REST endpoint's protocol, rules and presets dropped;
+* ``skip TLS``: ``tls: skip`` added to a REST endpoint;
+* ``writable path``: a read-only path made writable;
+* ``new host in a rule``: an endpoint on a host the boundary lacks added to a rule;
+* ``new host rule``, ``new writable path``: ``tests/corpus_variants.py``'s widenings,
+  entries wholly outside the boundary, where deleting them *is* the narrowest fix;
+* ``same repository``: two consecutive policies of one repository, each way.
 
-Usage: ``python -m benchmarks.fix_retention [--limit N] [--timeout-ms MS]`` (Markdown).
+Every check and explanation uses the bundled sandbox-image evidence
+(``server/data/sandbox-environment.yaml``): without it, filesystem pairs are
+``unsupported`` (the workdir could be ``/``).
+
+Usage: ``python -m benchmarks.fix_retention [--limit N] [--timeout-ms MS] [--dump FILE]``
+(Markdown; ``--dump`` writes one JSON line per pair).
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from prover.api import check_boundary
@@ -29,37 +46,161 @@ from prover.results import Verdict
 from tests.corpus import corpus_entries
 from tests.corpus_variants import variants
 
+#: The sandbox image's facts (the workdir among them): filesystem pairs need them.
+ENVIRONMENT = (
+    Path(__file__).resolve().parent.parent / "server" / "data" / "sandbox-environment.yaml"
+)
 EXTRA_BINARY = "/usr/bin/node"
+EXTRA_PORT = 8443
+NEW_HOST = "unlisted-host.example.invalid"
+
+Data = dict[str, Any]
+#: Kinds where nothing of the added access is inside the boundary.
+OUTSIDE = frozenset({"new host rule", "new writable path"})
 
 
-def _extra_binary(text: str) -> str | None:
-    data = read_policy_data(text)
-    if not isinstance(data, dict) or not isinstance(data.get("network_policies"), dict):
-        return None
-    changed: dict[str, Any] = copy.deepcopy(data)
-    for rule in changed["network_policies"].values():
-        binaries = rule.get("binaries") if isinstance(rule, dict) else None
+def _endpoints(data: Data) -> Iterator[tuple[Data, Data]]:
+    """(rule, endpoint) pairs of a policy mapping, in document order."""
+    rules = data.get("network_policies")
+    if not isinstance(rules, dict):
+        return
+    for rule in rules.values():
+        if not isinstance(rule, dict) or not isinstance(rule.get("endpoints"), list):
+            continue
+        for endpoint in rule["endpoints"]:
+            if isinstance(endpoint, dict):
+                yield rule, endpoint
+
+
+def _is_rest(endpoint: Data) -> bool:
+    return str(endpoint.get("protocol") or "").lower() == "rest"
+
+
+def _extra_binary(data: Data) -> bool:
+    for rule, _ in _endpoints(data):
+        binaries = rule.get("binaries")
         if isinstance(binaries, list) and binaries:
             if any(isinstance(b, dict) and b.get("path") == EXTRA_BINARY for b in binaries):
-                return None
+                return False
             binaries.append({"path": EXTRA_BINARY})
-            return dump_text(changed)
+            return True
+    return False
+
+
+def _wildcard_host(data: Data) -> bool:
+    for _, endpoint in _endpoints(data):
+        host = endpoint.get("host")
+        if isinstance(host, str) and "*" not in host and host.count(".") >= 2:
+            if not host.replace(".", "").isdigit():
+                endpoint["host"] = "*." + host.split(".", 1)[1]
+                return True
+    return False
+
+
+def _extra_port(data: Data) -> bool:
+    for _, endpoint in _endpoints(data):
+        port = endpoint.get("port")
+        if isinstance(port, int) and port != EXTRA_PORT and "ports" not in endpoint:
+            del endpoint["port"]
+            endpoint["ports"] = [port, EXTRA_PORT]
+            return True
+    return False
+
+
+def _allow(endpoint: Data) -> Data | None:
+    rules = endpoint.get("rules")
+    if _is_rest(endpoint) and isinstance(rules, list) and rules:
+        first = rules[0]
+        if isinstance(first, dict) and isinstance(first.get("allow"), dict):
+            return first["allow"]
     return None
+
+
+def _broader(field: str, value: str) -> Callable[[Data], bool]:
+    def widen(data: Data) -> bool:
+        for _, endpoint in _endpoints(data):
+            allow = _allow(endpoint)
+            if allow is not None and allow.get(field) != value:
+                allow[field] = value
+                return True
+        return False
+
+    return widen
+
+
+def _l4_instead_of_rest(data: Data) -> bool:
+    for _, endpoint in _endpoints(data):
+        if _is_rest(endpoint):
+            for key in ("protocol", "rules", "access", "deny_rules", "enforcement", "path"):
+                endpoint.pop(key, None)
+            return True
+    return False
+
+
+def _skip_tls(data: Data) -> bool:
+    for _, endpoint in _endpoints(data):
+        if _is_rest(endpoint) and endpoint.get("tls") != "skip":
+            endpoint["tls"] = "skip"
+            return True
+    return False
+
+
+def _writable_path(data: Data) -> bool:
+    for name in ("filesystem_policy", "filesystem"):
+        section = data.get(name)
+        if isinstance(section, dict) and isinstance(section.get("read_only"), list):
+            read_only = section["read_only"]
+            if read_only:
+                path = read_only.pop(0)
+                section["read_write"] = [*(section.get("read_write") or []), path]
+                return True
+    return False
+
+
+def _new_host_in_rule(data: Data) -> bool:
+    for rule, endpoint in _endpoints(data):
+        added = {"host": NEW_HOST, "port": endpoint.get("port", 443)}
+        rule["endpoints"].append(added)
+        return True
+    return False
+
+
+MUTATIONS: dict[str, Callable[[Data], bool]] = {
+    "extra binary": _extra_binary,
+    "wildcard host": _wildcard_host,
+    "extra port": _extra_port,
+    "broader path": _broader("path", "/**"),
+    "broader method": _broader("method", "*"),
+    "L4 instead of REST": _l4_instead_of_rest,
+    "skip TLS": _skip_tls,
+    "writable path": _writable_path,
+    "new host in a rule": _new_host_in_rule,
+}
+
+
+def _mutated(text: str, mutate: Callable[[Data], bool]) -> str | None:
+    data = read_policy_data(text)
+    if not isinstance(data, dict):
+        return None
+    changed: Data = copy.deepcopy(data)
+    return dump_text(changed) if mutate(changed) else None
 
 
 def pairs(limit: int) -> Iterator[tuple[str, str, str]]:
     """(kind, candidate, boundary) for up to ``limit`` corpus policies."""
     entries = [e for e in corpus_entries() if e.expect == "valid"][:limit]
     for entry in entries:
+        for kind, mutate in MUTATIONS.items():
+            candidate = _mutated(entry.text, mutate)
+            if candidate is not None:
+                yield kind, candidate, entry.text
         try:
             widened = [v for v in variants(entry.text) if v.kind == "widening"]
         except (AttributeError, TypeError):  # a corpus text that is not a policy mapping
             continue
         for variant in widened:
-            yield f"widening: {variant.what}", variant.text, entry.text
-        extra = _extra_binary(entry.text)
-        if extra is not None:
-            yield "widening: an extra binary in a rule", extra, entry.text
+            kind = "new host rule" if "host" in variant.what else "new writable path"
+            yield kind, variant.text, entry.text
     for first, second in pairwise(entries):
         if first.repo == second.repo:
             yield "same repository", first.text, second.text
@@ -70,15 +211,23 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=80)
     parser.add_argument("--timeout-ms", type=int, default=20_000)
+    parser.add_argument("--kinds", help="comma-separated pair kinds to run (default: all)")
+    parser.add_argument("--dump", help="write one JSON line per exceeds pair to this file")
     args = parser.parse_args()
+    wanted = set(args.kinds.split(",")) if args.kinds else None
+    environment = ENVIRONMENT.read_text(encoding="utf-8")
+    dump = open(args.dump, "w", encoding="utf-8") if args.dump else None
     counts: Counter[str] = Counter()
     by_kind: Counter[tuple[str, str]] = Counter()
     for kind, candidate, boundary in pairs(args.limit):
-        check = check_boundary(candidate, boundary, timeout_ms=args.timeout_ms)
+        if wanted is not None and kind not in wanted:
+            continue
+        check = check_boundary(
+            candidate, boundary, timeout_ms=args.timeout_ms, environment=environment
+        )
         if check.outcome.verdict is not Verdict.EXCEEDS:
             continue
-        counts["exceeds pairs"] += 1
-        result = explain(candidate, boundary, timeout_ms=args.timeout_ms)
+        result = explain(candidate, boundary, timeout_ms=args.timeout_ms, environment=environment)
         kept = result.grants_kept
         if not result.fix_verified or kept is None:
             outcome = "no verified fix"
@@ -87,14 +236,33 @@ def main() -> None:
         else:
             outcome = "keeps no more than deleting"
         counts[outcome] += 1
+        counts["all"] += 1
+        if kind not in OUTSIDE:
+            counts[f"inside: {outcome}"] += 1
+            counts["inside: all"] += 1
         by_kind[(kind, outcome)] += 1
-    print("| figure | pairs |\n|---|---|")
-    names = ("exceeds pairs", "keeps more than deleting", "keeps no more than deleting")
-    for name in (*names, "no verified fix"):
-        print(f"| {name} | {counts[name]} |")
-    print("\n| pair kind | outcome | pairs |\n|---|---|---|")
-    for (kind, outcome), number in sorted(by_kind.items()):
-        print(f"| {kind} | {outcome} | {number} |")
+        if dump is not None:
+            record = {
+                "kind": kind,
+                "outcome": outcome,
+                "stopped": result.enumeration.stopped_because,
+                "kept": kept.model_dump() if kept else None,
+                "fixes": [v.fix_description for v in result.violations],
+                "candidate": candidate,
+                "boundary": boundary,
+            }
+            dump.write(json.dumps(record) + "\n")
+    if dump is not None:
+        dump.close()
+    outcomes = ("keeps more than deleting", "keeps no more than deleting", "no verified fix")
+    print("| exceeds pairs | all kinds | without the kinds wholly outside the boundary |")
+    print("|---|---|---|")
+    for name in ("all", *outcomes):
+        print(f"| {name} | {counts[name]} | {counts['inside: ' + name]} |")
+    print("\n| pair kind | keeps more | keeps no more | no verified fix |\n|---|---|---|---|")
+    for kind in sorted({k for k, _ in by_kind}):
+        row = " | ".join(str(by_kind[(kind, o)]) for o in outcomes)
+        print(f"| {kind} | {row} |")
 
 
 if __name__ == "__main__":

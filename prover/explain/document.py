@@ -121,12 +121,17 @@ def load_document(data: Data) -> Loaded | None:
 
 @dataclass(frozen=True)
 class Edit:
-    """One edit: ``location`` addresses a mapping key or a list index."""
+    """One edit: ``location`` addresses a mapping key or a list index.
+
+    ``origin`` marks an ``add`` that puts back a narrowed copy of the entry an earlier
+    ``remove`` of the same fix took out at that location (a split endpoint, a path moved
+    to ``read_only``), so later references to the copy map to the original entry."""
 
     op: Literal["replace", "remove", "add"]
     location: Location
     old: Any = None
     new: Any = None
+    origin: Location | None = None
 
     def as_fix_op(self) -> FixOp:
         return FixOp(op=self.op, path=render_path(self.location), old=self.old, new=self.new)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from prover.explain.closest import closest_boundary_rules, network_candidates
 from prover.explain.describe import counterexample_text
-from prover.explain.document import Data, Edit, Loaded, load_document, tree_copy
+from prover.explain.document import Data, Edit, Loaded, get_at, load_document, tree_copy
 from prover.explain.hints import blocker_for
 from prover.explain.locate import Grant, locate_grants, rule_by_key
 from prover.explain.measure import grant_units
@@ -262,10 +262,15 @@ def _try(
 
 
 def fix_violation(
-    session: Session, doc: Loaded, boundary: Loaded, cex: object, prior: Sequence[Edit] = ()
+    session: Session,
+    doc: Loaded,
+    boundary: Loaded,
+    cex: object,
+    prior: Sequence[Edit] = (),
+    original: Data | None = None,
 ) -> Step:
-    """Fix one violation of ``doc``; paths are reported in the original candidate, which
-    ``prior`` (the edits made so far) turned into ``doc``."""
+    """Fix one violation of ``doc``; paths are reported in the ``original`` candidate,
+    which ``prior`` (the edits made so far) turned into ``doc``."""
     grants = locate_grants(doc, cex)
     options, rejected, deleted = _options(doc, boundary, cex, grants)
     ranked = _ranked(options, boundary, cex, rejected)
@@ -299,7 +304,9 @@ def fix_violation(
         assert loaded is not None
         chosen, found = option, (loaded, outcome)
         break
-    violation = _violation(doc, boundary, cex, grants, chosen, rejected, before, deleted, prior)
+    violation = _violation(
+        doc, boundary, cex, grants, chosen, rejected, before, deleted, prior, original
+    )
     if found is None:
         return Step(violation=violation)
     assert chosen is not None
@@ -322,6 +329,7 @@ def _violation(
     before: int,
     deleted: Data | None,
     prior: Sequence[Edit] = (),
+    original: Data | None = None,
 ) -> Violation:
     data = counterexample_json(cex)
     assert data is not None
@@ -336,7 +344,7 @@ def _violation(
         counterexample=data,
         counterexample_line=counterexample_line(cex),
         description=counterexample_text(cex),
-        granted_by=[_original_ref(g, prior) for g in grants],
+        granted_by=[_original_ref(g, prior, original) for g in grants],
         closest_boundary_rules=closest_boundary_rules(boundary.policy, cex),
         fix=_original_ops(chosen.edits, prior) if chosen else [],
         fix_kind=chosen.kind if chosen else "none",
@@ -346,18 +354,26 @@ def _violation(
     )
 
 
-def _original_ref(grant: Grant, prior: Sequence[Edit]) -> GrantRef:
-    """The grant's reference with paths in the original candidate (before ``prior``)."""
+def _original_ref(grant: Grant, prior: Sequence[Edit], original: Data | None) -> GrantRef:
+    """The grant's reference with paths in the original candidate (before ``prior``):
+    the same entry, or the original entry it was narrowed from (then its value as the
+    original has it, and no deeper indices)."""
     if not prior:
         return grant.ref
     update: dict[str, Any] = {}
-    location = original_location(grant.location, prior)
+    location = original_location(grant.location, prior, nearest=True)
     if location is not None and location != grant.location:
         update["path"] = render_path(location)
-        if grant.endpoint_index is not None and len(location) > 3:
-            update["endpoint_index"] = location[3]
-        if grant.allow_rule_index is not None and len(location) > 5:
-            update["allow_rule_index"] = location[5]
+        update["endpoint_index"] = (
+            location[3] if grant.endpoint_index is not None and len(location) > 3 else None
+        )
+        update["allow_rule_index"] = (
+            location[5] if grant.allow_rule_index is not None and len(location) > 5 else None
+        )
+        if original is not None:
+            update["value"] = tree_copy(get_at(original, location))
+        if original_location(grant.location, prior) is None:
+            update["summary"] = f"{grant.ref.summary}; in the copy an earlier fix narrowed"
     if grant.binary_location is not None:
         binary = original_location(grant.binary_location, prior)
         if binary is not None:
@@ -414,7 +430,7 @@ def fix_all(
                 )
                 break
             cex = preferred_witness(state.doc, boundary, outcome.counterexample)
-            step = fix_violation(session, state.doc, boundary, cex, state.edits)
+            step = fix_violation(session, state.doc, boundary, cex, state.edits, original.data)
             state.violations.append(step.violation)
             if step.doc is None or step.outcome is None or not step.edits:
                 state.stopped_because = (

@@ -259,7 +259,9 @@ def split_option(
     location = endpoint_location(grant.rule_key, grant.endpoint_index)
     remove_value(data, location, edits)
     for offset, new in enumerate(copies):
-        edit = Edit("add", (*location[:-1], grant.endpoint_index + offset), new=new)
+        edit = Edit(
+            "add", (*location[:-1], grant.endpoint_index + offset), new=new, origin=location
+        )
         apply_edit(data, edit)
         edits.append(edit)
     return Option(

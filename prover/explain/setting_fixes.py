@@ -28,7 +28,10 @@ def _move_to_read_only(data: Data, index: int, edits: list[Edit]) -> None:
     if read_only is None:
         set_value(data, ("filesystem_policy", "read_only"), [value], edits)
     elif value not in read_only:
-        edit = Edit("add", ("filesystem_policy", "read_only", len(read_only)), new=value)
+        origin = ("filesystem_policy", "read_write", index)
+        edit = Edit(
+            "add", ("filesystem_policy", "read_only", len(read_only)), new=value, origin=origin
+        )
         read_only.append(value)
         edits.append(edit)
 

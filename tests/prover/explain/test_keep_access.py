@@ -186,3 +186,39 @@ def test_a_tls_skip_endpoint_is_inspected_rather_than_deleted() -> None:
         ("remove", "network_policies.a.endpoints[0].tls")
     ]
     assert "/v1/messages" in (explanation.fixed_candidate or "")
+
+
+def test_entries_an_earlier_fix_split_are_named_by_their_original_path() -> None:
+    """The first fix splits ``**.example.com`` into the boundary's two wildcards; the
+    later violations are granted by those copies, and ``granted_by`` names the entry of
+    the original candidate they were made from (not indices that exist only after the
+    split)."""
+    boundary = (
+        "version: 1\nnetwork_policies:\n  n:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints:\n"
+        '      - {host: "*.a.example.com", port: 443, protocol: rest, enforcement: enforce,'
+        ' rules: [{allow: {method: GET, path: "/**"}}]}\n'
+        '      - {host: "*.b.example.com", port: 443, protocol: rest, enforcement: enforce,'
+        ' rules: [{allow: {method: GET, path: "/**"}}]}\n'
+    )
+    candidate = (
+        "version: 1\nnetwork_policies:\n  n:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints:\n"
+        '      - {host: "**.example.com", port: 443, protocol: rest, enforcement: enforce,'
+        ' rules: [{allow: {method: GET, path: "/**"}}, {allow: {method: DELETE, path: "/**"}}]}\n'
+    )
+    explanation = explain(candidate, boundary)
+
+    assert explanation.fix_verified
+    first, *later = explanation.violations
+    assert first.fix_description.startswith("split network_policies.n.endpoints[0]")
+    assert len(later) == 2
+    original = read_policy_data(candidate)["network_policies"]["n"]["endpoints"][0]
+    for violation in later:
+        (grant,) = violation.granted_by
+        assert grant.path == "network_policies.n.endpoints[0]"
+        assert (grant.endpoint_index, grant.allow_rule_index) == (0, None)
+        assert grant.value == original
+        assert "an earlier fix narrowed" in grant.summary
+    assert explanation.grants_kept is not None
+    assert explanation.grants_kept.with_fix == 2  # GET on both boundary wildcards
