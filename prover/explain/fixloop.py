@@ -21,7 +21,7 @@ from prover.explain.describe import counterexample_text
 from prover.explain.document import Data, Edit, Loaded, get_at, load_document, tree_copy
 from prover.explain.hints import blocker_for
 from prover.explain.locate import Grant, locate_grants, rule_by_key
-from prover.explain.measure import grant_units
+from prover.explain.measure import InsideCache, grant_units, inside_units
 from prover.explain.models import (
     Blocker,
     FixOp,
@@ -195,11 +195,17 @@ def _units(data: Data) -> int | None:
 
 
 def _ranked(
-    options: list[Option], boundary: Loaded, cex: object, rejected: list[Rejection]
+    options: list[Option],
+    boundary: Loaded,
+    cex: object,
+    rejected: list[Rejection],
+    cache: InsideCache,
 ) -> list[Option]:
-    """Options that still load and no longer allow the action, keeping the most first;
-    a narrowing that keeps no more than removing comes after removing."""
+    """Options that still load and no longer allow the action, keeping the most that the
+    boundary grants first, then the most grant units; a narrowing that keeps no more
+    than removing comes after removing."""
     usable: list[tuple[int, int, Option]] = []
+    inside: dict[int, int] = {}
     for position, option in enumerate(options):
         loaded = load_document(option.data)
         if loaded is None:
@@ -211,13 +217,15 @@ def _ranked(
             )
             continue
         option.units = grant_units(loaded.policy)
+        inside[position] = inside_units(loaded.policy, boundary.policy, cache)
         usable.append((option.units, position, option))
     removal = max((u for u, _, o in usable if o.kind == "remove"), default=-1)
 
-    def order(item: tuple[int, int, Option]) -> tuple[bool, int, int]:
+    def order(item: tuple[int, int, Option]) -> tuple[int, bool, int, int]:
         units, position, option = item
         # A narrowing that keeps no more than removing is tried only after removing.
-        return (option.kind == "narrow" and units <= removal, -units, position)
+        demoted = option.kind == "narrow" and units <= removal
+        return (-inside[position], demoted, -units, position)
 
     return [option for _, _, option in sorted(usable, key=order)]
 
@@ -273,7 +281,7 @@ def fix_violation(
     which ``prior`` (the edits made so far) turned into ``doc``."""
     grants = locate_grants(doc, cex)
     options, rejected, deleted = _options(doc, boundary, cex, grants)
-    ranked = _ranked(options, boundary, cex, rejected)
+    ranked = _ranked(options, boundary, cex, rejected, session.inside_cache)
     before = grant_units(doc.policy)
     chosen: Option | None = None
     found: tuple[Loaded, CheckOutcome] | None = None

@@ -14,15 +14,24 @@ A grant unit is one thing the policy lets the sandbox do, counted coarsely:
 
 It ignores hosts' and paths' breadth on purpose: it answers "how much of what the author
 wrote does the fix keep", not "how much access is that".
+
+:func:`inside_units` counts the units the boundary plainly grants as well. It ranks fix
+options: greedy fixing by grant units alone takes dropping a legitimate binary, or
+deleting a legitimate allow rule, for as good as narrowing the one entry at fault
+(each loses a unit), and the later rounds then delete what the first could have kept.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from prover.checks.glob_containment import binary_within
+from prover.checks.structural import endpoint_grant_covered
 from prover.concrete import method_matches
+from prover.concrete.filesystem import path_is_covered, readable_paths
 from prover.explain.models import Violation
-from prover.model import Endpoint, HttpRule, Policy
+from prover.model import Endpoint, HttpRule, Policy, Rule
 
 _ANY_PATH = ("", "**", "/**")
 
@@ -58,6 +67,66 @@ def grant_units(policy: Policy) -> int:
     )
     fs = policy.filesystem
     return network + len(fs.read_only) + 2 * len(fs.read_write)
+
+
+#: Whether a unit (binary or ``None``, one-port one-entry endpoint) is inside the boundary.
+InsideCache = dict[tuple[str | None, Endpoint], bool]
+
+
+def _entries(endpoint: Endpoint) -> list[Endpoint]:
+    """One endpoint per port and allow entry, as :func:`endpoint_units` counts them."""
+    if endpoint.layer == "l4" or endpoint.access is not None:
+        if endpoint.layer != "l4" and not endpoint_units(endpoint):
+            return []
+        shapes = [endpoint]
+    else:
+        shapes = [
+            replace(endpoint, allow_rules=(rule,))
+            for rule in endpoint.allow_rules
+            if not _fully_denied(rule, endpoint.deny_rules)
+        ]
+    return [replace(shape, index=0, ports=(port,)) for shape in shapes for port in endpoint.ports]
+
+
+def _unit_inside(binary: str | None, unit: Endpoint, boundary: Policy) -> bool:
+    for rule in boundary.rules:
+        if binary is None:
+            if rule.binaries:
+                continue
+        elif not any(binary_within(binary, theirs) for theirs in rule.binaries):
+            continue
+        if any(endpoint_grant_covered(theirs, unit) for theirs in rule.endpoints if theirs.grants):
+            return True
+    return False
+
+
+def _rule_inside(rule: Rule, boundary: Policy, cache: InsideCache) -> int:
+    count = 0
+    binaries: tuple[str | None, ...] = rule.binaries or (None,)
+    for endpoint in rule.endpoints:
+        for unit in _entries(endpoint):
+            for binary in binaries:
+                key = (binary, unit)
+                if key not in cache:
+                    cache[key] = _unit_inside(binary, unit, boundary)
+                count += cache[key]
+    return count
+
+
+def inside_units(policy: Policy, boundary: Policy, cache: InsideCache) -> int:
+    """The grant units of ``policy`` that one boundary entry plainly grants: a network
+    unit (binary, endpoint, port, allow entry) inside one boundary endpoint of a rule
+    whose binaries contain the binary (glob within glob, no Z3), a path the boundary has
+    with at least that access. Deny rules, addresses and endpoint overlaps are ignored:
+    a measure to rank fix options by, never a verdict (every fix is proved)."""
+    network = sum(_rule_inside(rule, boundary, cache) for rule in policy.rules)
+    readable = readable_paths(boundary)
+    writable = boundary.filesystem.read_write
+    fs = policy.filesystem
+    files = sum(path_is_covered(p, readable) for p in fs.read_only) + sum(
+        path_is_covered(p, readable) + path_is_covered(p, writable) for p in fs.read_write
+    )
+    return network + files
 
 
 def delete_outright(data: dict[str, Any], violations: list[Violation]) -> dict[str, Any]:

@@ -63,6 +63,8 @@ class Session:
     last_receipt: Receipt | None = None
     checks_run: int = 0
     time_ran_out: bool = False
+    #: Fix ranking: which grant units one boundary entry grants (measure.inside_units).
+    inside_cache: dict[Any, bool] = field(default_factory=dict)
     _reserve_ms: int = field(init=False)
 
     def __post_init__(self) -> None:

@@ -222,3 +222,52 @@ def test_entries_an_earlier_fix_split_are_named_by_their_original_path() -> None
         assert "an earlier fix narrowed" in grant.summary
     assert explanation.grants_kept is not None
     assert explanation.grants_kept.with_fix == 2  # GET on both boundary wildcards
+
+
+GITHUB_BOUNDARY = (
+    "version: 1\nnetwork_policies:\n  gh:\n    binaries: [{path: /usr/bin/curl}]\n"
+    "    endpoints:\n"
+    "      - {host: api.github.com, port: 443, protocol: rest, enforcement: enforce, rules: ["
+    '{allow: {method: GET, path: "/repos/**"}}, '
+    '{allow: {method: POST, path: "/repos/x/issues/*/comments"}}]}\n'
+)
+
+
+def test_an_extra_binary_and_a_broad_method_are_fixed_without_deleting_allowed_rules() -> None:
+    """Found by an agent: the rule has an extra binary (git) and a ``*`` method. Dropping
+    git and deleting the legitimate GET rule each lose grant units, so ranking by units
+    alone deleted the GET rule; ranking first by the units the boundary grants keeps it."""
+    candidate = (
+        "version: 1\nnetwork_policies:\n  gh:\n"
+        "    binaries: [{path: /usr/bin/curl}, {path: /usr/bin/git}]\n"
+        "    endpoints:\n"
+        "      - {host: api.github.com, port: 443, protocol: rest, enforcement: enforce, rules: ["
+        '{allow: {method: GET, path: "/repos/x/**"}}, '
+        '{allow: {method: "*", path: "/repos/x/issues/**"}}]}\n'
+    )
+    explanation = explain(candidate, GITHUB_BOUNDARY)
+
+    assert explanation.fix_verified
+    fixed = read_policy_data(explanation.fixed_candidate or "")["network_policies"]["gh"]
+    assert fixed["binaries"] == [{"path": "/usr/bin/curl"}]
+    rules = [r["allow"] for r in fixed["endpoints"][0]["rules"]]
+    assert {"method": "GET", "path": "/repos/x/**"} in rules
+    assert {"method": "POST", "path": "/repos/x/issues/*/comments"} in rules
+    assert explanation.grants_kept is not None
+    assert explanation.grants_kept.with_fix == 3
+
+
+def test_an_extra_port_is_narrowed_rather_than_a_binary_dropped() -> None:
+    boundary = (
+        "version: 1\nnetwork_policies:\n  n:\n"
+        "    binaries: [{path: /usr/bin/curl}, {path: /bin/bash}]\n"
+        "    endpoints: [{host: api.example.com, port: 443}]\n"
+    )
+    candidate = boundary.replace("port: 443", "ports: [443, 8443]")
+    explanation = explain(candidate, boundary)
+
+    assert explanation.fix_verified
+    fixed = read_policy_data(explanation.fixed_candidate or "")["network_policies"]["n"]
+    assert fixed["binaries"] == [{"path": "/usr/bin/curl"}, {"path": "/bin/bash"}]
+    assert fixed["endpoints"] == [{"host": "api.example.com", "ports": [443]}]
+    assert len(explanation.violations) == 1

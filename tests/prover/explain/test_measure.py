@@ -68,3 +68,32 @@ def _network(endpoint: str, binaries: str = "[{ path: /usr/bin/curl }]") -> str:
 )
 def test_grant_units(text: str, units: int) -> None:
     assert _units(text) == units
+
+
+def test_inside_units_count_what_one_boundary_entry_grants() -> None:
+    from prover.explain.measure import inside_units
+
+    boundary = normalize(
+        load_policy(
+            "version: 1\nfilesystem_policy: {read_only: [/usr], read_write: [/tmp]}\n"
+            "network_policies:\n  gh:\n    binaries: [{path: /usr/bin/curl}]\n"
+            "    endpoints: [{host: api.github.com, port: 443, protocol: rest, "
+            "enforcement: enforce, rules: [{allow: {method: GET, path: /repos/**}}]}]\n"
+        )
+    )
+    candidate = normalize(
+        load_policy(
+            "version: 1\nfilesystem_policy: {read_only: [/usr, /etc], read_write: [/tmp, /usr]}\n"
+            "network_policies:\n  gh:\n"
+            "    binaries: [{path: /usr/bin/curl}, {path: /usr/bin/git}]\n"
+            "    endpoints: [{host: api.github.com, ports: [443, 8443], protocol: rest, "
+            "enforcement: enforce, rules: [{allow: {method: GET, path: /repos/x/**}}, "
+            "{allow: {method: POST, path: /repos/x/**}}]}]\n"
+        )
+    )
+    cache: dict = {}
+    # Network: curl x port 443 x GET only (git, 8443 and POST are outside): 1.
+    # Files: /usr read (1), /etc none, /tmp read+write (2), /usr read but not write (1).
+    assert inside_units(candidate, boundary, cache) == 1 + 1 + 2 + 1
+    assert cache  # each unit decided once
+    assert inside_units(boundary, boundary, cache) == 1 + 1 + 2
