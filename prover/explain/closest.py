@@ -256,18 +256,20 @@ def _closest_from(candidate: Candidate) -> ClosestRule:
     )
 
 
-def _filesystem_closest(boundary: Policy, cex: FilesystemCounterexample) -> list[ClosestRule]:
+def _filesystem_closest(
+    boundary: Policy, cex: FilesystemCounterexample, section: str
+) -> list[ClosestRule]:
     fs = boundary.filesystem
     found: list[ClosestRule] = []
     for name in ("read_only", "read_write"):
         for index, entry in enumerate(getattr(fs, name)):
             if entry != cex.path and entry != "/":
                 continue
-            location = ("filesystem_policy", name, index)
+            location = (section, name, index)
             found.append(
                 ClosestRule(
                     path=render_path(location),
-                    summary=f"filesystem_policy.{name}[{index}] = '{entry}'",
+                    summary=f"{section}.{name}[{index}] = '{entry}'",
                     fails_on=[
                         _m(
                             "filesystem_access",
@@ -282,13 +284,16 @@ def _filesystem_closest(boundary: Policy, cex: FilesystemCounterexample) -> list
     return found
 
 
-def closest_boundary_rules(boundary: Policy, cex: object) -> list[ClosestRule]:
-    """The boundary entries nearest to allowing the counterexample, closest first."""
+def closest_boundary_rules(
+    boundary: Policy, cex: object, filesystem_section: str = "filesystem_policy"
+) -> list[ClosestRule]:
+    """The boundary entries nearest to allowing the counterexample, closest first
+    (``filesystem_section``: the name the boundary gives its filesystem section)."""
     if isinstance(cex, NetworkCounterexample):
         candidates = network_candidates(boundary, network_action(cex))
         return [_closest_from(c) for c in candidates[:MAX_CLOSEST]]
     if isinstance(cex, FilesystemCounterexample):
-        return _filesystem_closest(boundary, cex)
+        return _filesystem_closest(boundary, cex, filesystem_section)
     if isinstance(cex, ProcessCounterexample):
         return [
             ClosestRule(

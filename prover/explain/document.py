@@ -137,6 +137,14 @@ class Edit:
         return FixOp(op=self.op, path=render_path(self.location), old=self.old, new=self.new)
 
 
+def filesystem_key(data: Any) -> str:
+    """The filesystem section's name in ``data``: ``filesystem_policy``, or ``filesystem``
+    as mainline's first releases called it (both load)."""
+    if isinstance(data, dict) and "filesystem" in data and "filesystem_policy" not in data:
+        return "filesystem"
+    return "filesystem_policy"
+
+
 def get_at(data: Any, location: Location) -> Any:
     node = data
     for part in location:

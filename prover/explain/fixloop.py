@@ -18,7 +18,15 @@ from typing import Any, NamedTuple
 
 from prover.explain.closest import closest_boundary_rules, network_candidates
 from prover.explain.describe import counterexample_text
-from prover.explain.document import Data, Edit, Loaded, get_at, load_document, tree_copy
+from prover.explain.document import (
+    Data,
+    Edit,
+    Loaded,
+    filesystem_key,
+    get_at,
+    load_document,
+    tree_copy,
+)
 from prover.explain.hints import blocker_for
 from prover.explain.locate import Grant, locate_grants, rule_by_key
 from prover.explain.measure import InsideCache, grant_units, inside_units
@@ -353,7 +361,9 @@ def _violation(
         counterexample_line=counterexample_line(cex),
         description=counterexample_text(cex),
         granted_by=[_original_ref(g, prior, original) for g in grants],
-        closest_boundary_rules=closest_boundary_rules(boundary.policy, cex),
+        closest_boundary_rules=closest_boundary_rules(
+            boundary.policy, cex, filesystem_key(boundary.data)
+        ),
         fix=_original_ops(chosen.edits, prior) if chosen else [],
         fix_kind=chosen.kind if chosen else "none",
         fix_description=chosen.description if chosen else "no verified fix was found",

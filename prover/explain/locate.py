@@ -15,7 +15,7 @@ from prover.concrete import binary_matches, granting_entries
 from prover.concrete.filesystem import path_is_covered
 from prover.concrete.glob import host_matches
 from prover.explain.describe import endpoint_text, http_rule_text
-from prover.explain.document import Loaded, get_at
+from prover.explain.document import Loaded, filesystem_key, get_at
 from prover.explain.models import GrantRef
 from prover.model import NetworkAction, Rule
 from prover.policy.paths import Location, render_path
@@ -115,11 +115,12 @@ def filesystem_grants(doc: Loaded, cex: FilesystemCounterexample) -> list[Grant]
     lists = ("read_write",) if cex.access == "write" else ("read_only", "read_write")
     grants: list[Grant] = []
     fs = doc.policy.filesystem
+    key = filesystem_key(doc.data)
     for name in lists:
         for index, entry in enumerate(getattr(fs, name)):
             if not path_is_covered(cex.path, (entry,)):
                 continue
-            location: Location = ("filesystem_policy", name, index)
+            location: Location = (key, name, index)
             grants.append(
                 Grant(
                     location=location,
@@ -127,7 +128,7 @@ def filesystem_grants(doc: Loaded, cex: FilesystemCounterexample) -> list[Grant]
                     fs_index=index,
                     ref=GrantRef(
                         path=render_path(location),
-                        summary=f"filesystem_policy.{name}[{index}] = '{entry}'",
+                        summary=f"{key}.{name}[{index}] = '{entry}'",
                         value=get_at(doc.data, location),
                     ),
                 )

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from prover.concrete import binary_matches
+from prover.explain.document import filesystem_key
 from prover.policy.paths import Location, render_path
 from prover.policy.shape import host_pattern_supported, literal_problem
 
@@ -202,20 +203,21 @@ def _get(data: Data, field: str) -> Any:
 
 
 def filesystem_locations(data: Data, path: str) -> list[str]:
-    section = data.get("filesystem_policy")
+    key = filesystem_key(data)
+    section = data.get(key)
     if not isinstance(section, dict):
         return []
     found = []
     for name in ("read_only", "read_write"):
         for index, entry in enumerate(section.get(name) or []):
             if isinstance(entry, str) and entry.rstrip("/") == path:
-                found.append(f"filesystem_policy.{name}[{index}]")
+                found.append(f"{key}.{name}[{index}]")
     return found
 
 
 def related_paths(data: Data, path: str) -> list[str]:
     """Entries of ``data`` that are ancestors or descendants of ``path``."""
-    section = data.get("filesystem_policy")
+    section = data.get(filesystem_key(data))
     if not isinstance(section, dict):
         return []
     found = []

@@ -30,6 +30,7 @@ from prover.checks.glob_containment import binary_within
 from prover.checks.structural import endpoint_grant_covered
 from prover.concrete import method_matches
 from prover.concrete.filesystem import path_is_covered, readable_paths
+from prover.explain.document import filesystem_key
 from prover.explain.models import Violation
 from prover.model import Endpoint, HttpRule, Policy, Rule
 
@@ -139,11 +140,15 @@ def delete_outright(data: dict[str, Any], violations: list[Violation]) -> dict[s
             key: rule for key, rule in result["network_policies"].items() if key not in rule_keys
         }
     paths = {
-        g.value for v in violations for g in v.granted_by if g.path.startswith("filesystem_policy.")
+        g.value
+        for v in violations
+        for g in v.granted_by
+        if g.path.startswith(("filesystem_policy.", "filesystem."))
     }
-    section = result.get("filesystem_policy")
+    key = filesystem_key(result)
+    section = result.get(key)
     if paths and isinstance(section, dict):
-        result["filesystem_policy"] = {
+        result[key] = {
             key: [p for p in value if p not in paths] if isinstance(value, list) else value
             for key, value in section.items()
         }

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from prover.concrete import IdentityChange, compare_identity
 from prover.concrete.filesystem import path_is_covered, readable_paths
-from prover.explain.document import Data, Edit, Loaded, get_at, remove_value, set_value, tree_copy
+from prover.explain.document import (
+    Data,
+    Edit,
+    Loaded,
+    filesystem_key,
+    get_at,
+    remove_value,
+    set_value,
+    tree_copy,
+)
 from prover.explain.locate import Grant
 from prover.explain.options import Option
 from prover.model import Policy
@@ -21,17 +30,16 @@ PROCESS_FIELDS = ("run_as_user", "run_as_group")
 
 
 def _move_to_read_only(data: Data, index: int, edits: list[Edit]) -> None:
-    value = get_at(data, ("filesystem_policy", "read_write", index))
-    remove_value(data, ("filesystem_policy", "read_write", index), edits)
-    section = data["filesystem_policy"]
+    key = filesystem_key(data)
+    value = get_at(data, (key, "read_write", index))
+    remove_value(data, (key, "read_write", index), edits)
+    section = data[key]
     read_only = section.get("read_only")
     if read_only is None:
-        set_value(data, ("filesystem_policy", "read_only"), [value], edits)
+        set_value(data, (key, "read_only"), [value], edits)
     elif value not in read_only:
-        origin = ("filesystem_policy", "read_write", index)
-        edit = Edit(
-            "add", ("filesystem_policy", "read_only", len(read_only)), new=value, origin=origin
-        )
+        origin = (key, "read_write", index)
+        edit = Edit("add", (key, "read_only", len(read_only)), new=value, origin=origin)
         read_only.append(value)
         edits.append(edit)
 
@@ -89,16 +97,17 @@ def _subdirectory_option(
         return None
     data, edits, _ = _filesystem_edits(doc, boundary, grants, narrow=False)
     key = "read_write" if cex.access == "write" else "read_only"
-    section = data.get("filesystem_policy")
+    name = filesystem_key(data)
+    section = data.get(name)
     if not isinstance(section, dict):
         return None
     listed = section.get(key)
     for entry in beneath:
         if listed is None:
-            set_value(data, ("filesystem_policy", key), [entry], edits)
+            set_value(data, (name, key), [entry], edits)
             listed = section[key]
         elif entry not in listed:
-            edit = Edit("add", ("filesystem_policy", key, len(listed)), new=entry)
+            edit = Edit("add", (name, key, len(listed)), new=entry)
             listed.append(entry)
             edits.append(edit)
     shown = ", ".join(beneath[:3]) + (" ..." if len(beneath) > 3 else "")
@@ -157,7 +166,8 @@ def filesystem_alignment(doc: Loaded, boundary: Policy) -> Option | None:
     """Drop (or make read-only) every candidate path the boundary does not list exactly."""
     data: Data = tree_copy(doc.data)
     edits: list[Edit] = []
-    section = data.get("filesystem_policy")
+    name = filesystem_key(data)
+    section = data.get(name)
     if not isinstance(section, dict):
         return None
     writes = boundary.filesystem.read_write
@@ -168,7 +178,7 @@ def filesystem_alignment(doc: Loaded, boundary: Policy) -> Option | None:
     for index in reversed(range(len(section.get("read_only") or []))):
         path = doc.policy.filesystem.read_only[index]
         if not path_is_covered(path, reads):
-            remove_value(data, ("filesystem_policy", "read_only", index), edits)
+            remove_value(data, (name, "read_only", index), edits)
             dropped.append(path)
     for index in reversed(range(len(section.get("read_write") or []))):
         path = doc.policy.filesystem.read_write[index]
@@ -178,7 +188,7 @@ def filesystem_alignment(doc: Loaded, boundary: Policy) -> Option | None:
             _move_to_read_only(data, index, edits)
             demoted.append(path)
         else:
-            remove_value(data, ("filesystem_policy", "read_write", index), edits)
+            remove_value(data, (name, "read_write", index), edits)
             dropped.append(path)
     if not edits:
         return None
@@ -203,7 +213,7 @@ def workdir_alignment(doc: Loaded) -> Option | None:
         return None
     data: Data = tree_copy(doc.data)
     edits: list[Edit] = []
-    set_value(data, ("filesystem_policy", "include_workdir"), False, edits)
+    set_value(data, (filesystem_key(data), "include_workdir"), False, edits)
     return Option(
         "align",
         "stop including the image's working directory, which the prover cannot resolve",

@@ -271,3 +271,23 @@ def test_an_extra_port_is_narrowed_rather_than_a_binary_dropped() -> None:
     assert fixed["binaries"] == [{"path": "/usr/bin/curl"}, {"path": "/bin/bash"}]
     assert fixed["endpoints"] == [{"host": "api.example.com", "ports": [443]}]
     assert len(explanation.violations) == 1
+
+
+def test_the_first_releases_filesystem_section_name_is_fixed_in_place() -> None:
+    """Mainline's first releases named the section ``filesystem``: explain located,
+    fixed and named entries under ``filesystem_policy`` and failed with a KeyError."""
+    boundary = "version: 1\nfilesystem:\n  include_workdir: false\n  read_only: [/usr]\n"
+    candidate = (
+        "version: 1\nfilesystem:\n  include_workdir: false\n  read_only: [/etc]\n"
+        "  read_write: [/usr]\n"
+    )
+    explanation = explain(candidate, boundary)
+
+    assert explanation.fix_verified, explanation.enumeration.stopped_because
+    paths = [g.path for v in explanation.violations for g in v.granted_by]
+    assert "filesystem.read_write[0]" in paths
+    closest = [c.path for v in explanation.violations for c in v.closest_boundary_rules]
+    assert "filesystem.read_only[0]" in closest
+    fixed = read_policy_data(explanation.fixed_candidate or "")
+    assert fixed["filesystem"]["read_only"] == ["/usr"]
+    assert "read_write" not in fixed["filesystem"] or not fixed["filesystem"]["read_write"]
