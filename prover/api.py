@@ -104,21 +104,25 @@ def check_boundary(
         if env_error is not None:
             outcome = CheckOutcome.error(env_error)
             raise _Done
-        try:
-            # Reading is part of the check: a policy near the size limits takes a few
-            # hundred milliseconds to read, so the deadline bounds it too.
-            cand = load_policy(candidate, budget.checkpoint, reference=reference_semantics)
-        except PolicyLoadError as exc:
-            outcome = CheckOutcome.error(f"invalid candidate policy: invalid policy: {exc}")
-        else:
+        # Reading is part of the check: a policy near the size limits takes a few
+        # hundred milliseconds to read, so the deadline bounds it too. Both are read, so
+        # that one answer lists the problems of both (the reference stops at the first).
+        problems: list[str] = []
+        loaded = []
+        for label, text in (("candidate", candidate), ("boundary", boundary)):
+            if problems and reference_semantics:
+                break
             try:
-                bound = load_policy(boundary, budget.checkpoint, reference=reference_semantics)
+                loaded.append(load_policy(text, budget.checkpoint, reference=reference_semantics))
             except PolicyLoadError as exc:
-                outcome = CheckOutcome.error(f"invalid boundary policy: invalid policy: {exc}")
-            else:
-                outcome = check_policies(
-                    cand, bound, budget, reference=reference_semantics, evidence=evidence
-                )
+                problems.append(f"invalid {label} policy: invalid policy: {exc}")
+        if problems:
+            outcome = CheckOutcome.error("; ".join(problems))
+        else:
+            cand, bound = loaded
+            outcome = check_policies(
+                cand, bound, budget, reference=reference_semantics, evidence=evidence
+            )
     except _Done:
         pass
     except BudgetExhausted as exc:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ipaddress
 from collections import defaultdict
 from dataclasses import replace
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from prover.budget import Budget
@@ -43,7 +44,7 @@ from prover.extended.reading import (
 from prover.extended.slots import coupled_endpoints, shared_endpoints, trimmed
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.schema import AuthoredPolicy
-from prover.policy.shape import runtime_refusal, shape_problem
+from prover.policy.shape import runtime_refusal, shape_problems
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
 from prover.witness import network_action as counterexample_action
 
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
 
 SHAPE = ReasonCode.UNSUPPORTED_POLICY_SHAPE
+#: How many shape problems one ``unsupported`` reason lists.
+MAX_SHAPE_PROBLEMS = 6
 _NO_FILES = Filesystem(include_workdir=False, read_only=(), read_write=())
 
 
@@ -88,13 +91,22 @@ def check_extended(
             "expresses; remove the route or add it to the boundary",
         )
     omit = shared_endpoints(candidate, boundary, budget.checkpoint)
+    problems: list[str] = []
     for label, policy in (("boundary", boundary), ("candidate", candidate)):
         # What is left out is decided already, whatever its shape.
-        problem = shape_problem(
+        found = shape_problems(
             trimmed(policy, omit), extended=True, known_identity=known_identity(evidence)
         )
-        if problem is not None:
-            return CheckOutcome.unsupported(SHAPE, f"{label} policy {problem}")
+        here = [f"{label} policy {p}" for p in islice(found, MAX_SHAPE_PROBLEMS + 1)]
+        if here and (refusal := runtime_refusal(policy)) is not None:
+            here.append(f"{label} policy {refusal} (the runtime's validator refuses it)")
+        problems += here
+    if problems:
+        # Every blocker in one answer, so that one round of edits can clear them all.
+        shown = list(dict.fromkeys(problems))
+        more = len(shown) - MAX_SHAPE_PROBLEMS
+        reason = "; ".join(shown[:MAX_SHAPE_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+        return CheckOutcome.unsupported(SHAPE, reason)
     coupled = coupled_endpoints(candidate, boundary, budget.checkpoint) - omit
     cand = read_policy(candidate, omit=omit)
     if extra:

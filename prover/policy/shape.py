@@ -8,7 +8,7 @@ prefixes ``"boundary policy "``/``"candidate policy "`` (boundary first).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 
 from prover.policy.schema import AuthoredPolicy, EndpointSection, L7Matcher
 
@@ -380,6 +380,18 @@ def shape_problem(
     middlewares, other protocols, audit mode, ``tls: skip``, hostless endpoints and
     overlapping endpoints itself; what stays here is what neither model covers.
     """
+    return next(shape_problems(policy, extended=extended, known_identity=known_identity), None)
+
+
+def shape_problems(
+    policy: AuthoredPolicy,
+    *,
+    extended: bool = False,
+    known_identity: Callable[[str, str], bool] | None = None,
+) -> Iterator[str]:
+    """Every reason this policy is outside the model, in :func:`shape_problem`'s order
+    (lazily: the reference reports only the first). The extended model names the binary
+    and the endpoint, so that an agent can fix them all in one round."""
     process = policy.process
     for field, value in (
         ("run_as_user", (process.run_as_user or "") if process else ""),
@@ -389,20 +401,27 @@ def shape_problem(
         if not is_supported_identity(value) and not (
             known_identity is not None and known_identity(value, field)
         ):
-            return f"uses unsupported process identity '{value}'"
+            yield f"uses unsupported process identity '{value}'"
     if policy.network_middlewares and not extended:
-        return "uses network middleware controls"
+        yield "uses network middleware controls"
     if policy.cedar_policy is not None:
-        return "uses Cedar policies, which the containment model does not cover"
+        yield "uses Cedar policies, which the containment model does not cover"
     for key, rule in policy.network_policies.items():
-        for binary in rule.binaries:
+        for position, binary in enumerate(rule.binaries):
             problem = literal_problem(binary.path)
             if problem:
-                return f"rule '{key}' binary path {problem}"
-            if not is_supported_binary(binary.path) and not (extended and binary.path == "**"):
-                return f"rule '{key}' uses an unsupported binary"
-        for endpoint in rule.endpoints:
+                yield f"rule '{key}' binary path {problem}"
+            elif not is_supported_binary(binary.path) and not (
+                extended and binary.path == "**"
+            ):
+                detail = f" ('{binary.path}' at binaries[{position}])" if extended else ""
+                yield f"rule '{key}' uses an unsupported binary{detail}"
+        for position, endpoint in enumerate(rule.endpoints):
             problem = _endpoint_problem(endpoint, extended=extended)
             if problem:
-                return f"rule '{key}' {problem}"
-    return None if extended else cross_endpoint_problem(policy)
+                where = f"endpoint {position} " if extended else ""
+                yield f"rule '{key}' {where}{problem}"
+    if not extended:
+        problem = cross_endpoint_problem(policy)
+        if problem is not None:
+            yield problem

@@ -34,3 +34,38 @@ def test_a_check_cancelled_before_it_starts_stops_reading_and_says_cancelled() -
     outcome = check_boundary(_large_policy(2_000), "version: 1\n", budget=budget).outcome
     assert outcome.verdict is Verdict.INCONCLUSIVE
     assert outcome.reason_code is ReasonCode.CANCELLED
+
+
+def test_both_invalid_policies_are_reported_in_one_error() -> None:
+    """All problems in one call: the boundary is read even when the candidate fails."""
+    candidate = "version: 1\nbogus: 1\n"
+    boundary = "version: 1\nnetwork_policies: {x: {endpoints: [{host: a, port: 99999}]}}\n"
+    outcome = check_boundary(candidate, boundary).outcome
+    assert outcome.verdict is Verdict.ERROR
+    reason = outcome.reason or ""
+    assert "invalid candidate policy" in reason and "unknown field 'bogus'" in reason
+    assert "invalid boundary policy" in reason and "endpoints[0].port" in reason
+    # The reference stops at the candidate.
+    reference = check_boundary(candidate, boundary, reference_semantics=True).outcome
+    assert "invalid boundary policy" not in (reference.reason or "")
+
+
+def test_every_shape_blocker_is_listed_in_one_unsupported_reason() -> None:
+    """Found by an agent: three mistakes in one rule came back one call at a time."""
+    candidate = (
+        "version: 1\nnetwork_policies:\n  gh:\n    binaries: [{path: usr/bin/curl}]\n"
+        "    endpoints:\n      - {host: api.github.com, protocol: htp}\n"
+        "  pip:\n    binaries: [{path: /usr/bin/pip}]\n"
+        "    endpoints: [{host: pypi.org}]\n"
+    )
+    boundary = "version: 1\n"
+    outcome = check_boundary(candidate, boundary).outcome
+    assert outcome.verdict is Verdict.UNSUPPORTED
+    reason = outcome.reason or ""
+    assert "rule 'gh' uses an unsupported binary ('usr/bin/curl' at binaries[0])" in reason
+    assert "rule 'gh' endpoint 0 has no port" in reason
+    assert "rule 'pip' endpoint 0 has no port" in reason
+    assert "unknown protocol 'htp' (the runtime's validator refuses it)" in reason
+    # The reference gives its first reason only.
+    reference = check_boundary(candidate, boundary, reference_semantics=True).outcome
+    assert reference.reason == "candidate policy rule 'gh' uses an unsupported binary"
