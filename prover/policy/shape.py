@@ -411,9 +411,7 @@ def shape_problems(
             problem = literal_problem(binary.path)
             if problem:
                 yield f"rule '{key}' binary path {problem}"
-            elif not is_supported_binary(binary.path) and not (
-                extended and binary.path == "**"
-            ):
+            elif not is_supported_binary(binary.path) and not (extended and binary.path == "**"):
                 detail = f" ('{binary.path}' at binaries[{position}])" if extended else ""
                 yield f"rule '{key}' uses an unsupported binary{detail}"
         for position, endpoint in enumerate(rule.endpoints):

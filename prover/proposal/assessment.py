@@ -64,14 +64,18 @@ class ProposalAssessment(BaseModel):
     application_error: str | None = Field(
         description="Why the proposal cannot be applied (merge/validation); the model did not run."
     )
-    empty_delta: bool = Field(description="validation_result is 'prover: no new findings'.")
+    empty_delta: bool = Field(
+        description="No new tracked-risk findings (the gateway's reading); says nothing "
+        "about access: see adds_access."
+    )
     needs_review: bool = Field(
         description="A human must look: unaccepted findings, notes, blockers, an "
         "application error, or a boundary result other than within_boundary."
     )
     approval_blockers: list[str] = Field(
         default_factory=list,
-        description="Always-blocked destinations: the draft can never be approved.",
+        description="Why the draft can never be approved: always-blocked destinations, or "
+        "the merged policy proved to exceed the given boundary.",
     )
     warnings: list[str] = Field(default_factory=list)
     rule_name: str = Field(description="The rule name the proposal requested.")

@@ -123,6 +123,18 @@ def boundary_failed(assessment: ProposalAssessment) -> bool:
     return document is not None and document.get("result") != Verdict.WITHIN.value
 
 
+def boundary_exceeded(assessment: ProposalAssessment) -> str | None:
+    """Why the proposal is blocked when the merged policy is proved to exceed the
+    boundary (an approval blocker), else None."""
+    document = assessment.boundary
+    if document is None or document.get("result") != Verdict.EXCEEDS.value:
+        return None
+    if document.get("counterexample") is None:
+        return "the merged policy exceeds the boundary"
+    cex = _COUNTEREXAMPLE.validate_python(document["counterexample"])
+    return f"the merged policy exceeds the boundary: {escape_control(counterexample_line(cex))}"
+
+
 _ADDS_ACCESS_TEXT = {
     True: "yes — the merged policy allows access the current policy does not",
     False: "no — the merged policy is proven within the current policy (redundant proposal)",

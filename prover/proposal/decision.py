@@ -5,9 +5,11 @@ blocker), and beyond the reference it is also false when a boundary was given an
 merged policy is not proved within it. ``decision`` folds every signal into one value:
 
 * ``invalid``: the proposal cannot be applied (``application_error``);
-* ``blocked``: it reaches always-blocked destinations (``approval_blockers``); never approve;
+* ``blocked``: never approve (``approval_blockers`` says why): it reaches always-blocked
+  destinations, or, beyond the reference, the merged policy is proved to exceed the given
+  boundary (no reviewer can approve access beyond the sandbox's maximum policy);
 * ``needs_review``: a human must look (unaccepted findings, security notes, or a boundary
-  result other than ``within_boundary``);
+  result that is neither ``within_boundary`` nor ``exceeds_boundary``);
 * ``accepted``: nothing new needs review, every finding being an accepted risk, but the
   gateway would not auto-approve it;
 * ``auto_approvable``: nothing to review and the gateway would auto-approve it.
@@ -18,7 +20,7 @@ from __future__ import annotations
 from typing import Literal
 
 from prover.proposal.assessment import ProposalAssessment
-from prover.proposal.boundary import boundary_failed
+from prover.proposal.boundary import boundary_exceeded, boundary_failed
 
 Decision = Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"]
 
@@ -42,5 +44,8 @@ def decided(assessment: ProposalAssessment) -> ProposalAssessment:
     if failed:
         update["needs_review"] = True
         update["auto_approvable"] = False
+    exceeded = boundary_exceeded(assessment)
+    if exceeded is not None:
+        update["approval_blockers"] = [*assessment.approval_blockers, exceeded]
     settled = assessment.model_copy(update=update)
     return settled.model_copy(update={"decision": decision_of(settled)})

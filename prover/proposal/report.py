@@ -107,7 +107,9 @@ def render_text(assessment: ProposalAssessment) -> str:
     lines += _bullets("Warnings:", a.warnings)
     lines += boundary_lines(a)
     note = f" ({len(accepted)} accepted)" if accepted else ""
-    if active:
+    if a.decision == "blocked":
+        lines.append(f"BLOCKED — never approve: see the approval blockers.{note}")
+    elif active:
         lines.append(f"REVIEW — prover findings require human attention.{note}")
     elif a.security_notes or a.approval_blockers:
         lines.append(f"REVIEW — security notes or approval blockers require human attention.{note}")

@@ -46,7 +46,8 @@ POST, PUT, PATCH; full = every method. `credentials`: a list of {name, type, \
 target_hosts} (type is free text, e.g. api_key; only target_hosts matters). `boundary`: \
 the environment's maximum policy (not the current one).
 Act on `decision`: auto_approvable; accepted (only accepted risks); needs_review; \
-blocked (never approve); invalid (fix `application_error`). Findings: link_local_reach: \
+blocked (never approve; `approval_blockers` says why: a blocked destination or beyond \
+the boundary); invalid (fix `application_error`). Findings: link_local_reach: \
 remove metadata/link-local reach. l7_bypass_credentialed: a binary that bypasses HTTP \
 inspection (git, ssh, nc) reaches a credentialed host: restrict binaries or use \
 protocol: rest, enforcement: enforce. credential_reach_expansion: new credentialed \

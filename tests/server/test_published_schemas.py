@@ -96,8 +96,9 @@ async def test_every_tool_result_validates_against_the_published_schema() -> Non
         assessed = await client.call_tool(calls[4][0], calls[4][1])
     document = assessed.structured_content
     assert document is not None
-    assert document["boundary"]["result"] != "within_boundary"
-    assert document["decision"] == "needs_review" and document["auto_approvable"] is False
+    assert document["boundary"]["result"] == "exceeds_boundary"
+    assert document["decision"] == "blocked" and document["auto_approvable"] is False
+    assert document["approval_blockers"][0].startswith("the merged policy exceeds the boundary")
 
 
 def test_the_schema_resource_documents_what_an_agent_writes() -> None:

@@ -106,10 +106,16 @@ def test_a_proposal_without_findings_can_still_exceed_the_boundary() -> None:
     assessment = assess(
         GH_READ, "pypi", rule([endpoint("pypi.org")], "/usr/bin/pip"), boundary=policy(GH_READ)
     )
-    # No findings, but the boundary fails: one decision, never auto-approvable.
+    # No findings, but the boundary is exceeded: blocked, with the witness as the reason
+    # (a reviewer cannot approve access beyond the sandbox's maximum policy).
     assert assessment.findings == [] and assessment.empty_delta
-    assert not assessment.auto_approvable and assessment.decision == "needs_review"
-    assert "  Decision:    needs_review" in render_text(assessment)
+    assert not assessment.auto_approvable and assessment.decision == "blocked"
+    (blocker,) = assessment.approval_blockers
+    assert blocker.startswith("the merged policy exceeds the boundary: network ")
+    assert "pypi.org" in blocker
+    text = render_text(assessment)
+    assert "  Decision:    blocked" in text
+    assert text.endswith("BLOCKED — never approve: see the approval blockers.\n")
     boundary = assessment.boundary
     assert boundary is not None
     assert boundary["result"] == "exceeds_boundary"
@@ -119,7 +125,6 @@ def test_a_proposal_without_findings_can_still_exceed_the_boundary() -> None:
     text = render_text(assessment)
     assert "Boundary:     exceeds_boundary (FAIL: merged policy against the boundary)" in text
     assert "  counterexample: network " in text and "host=pypi.org:443" in text
-    assert text.endswith("REVIEW — the merged policy is not proven within the boundary.\n")
 
 
 def test_a_proposal_with_findings_can_still_be_within_the_boundary() -> None:
