@@ -19,6 +19,7 @@ from prover.errors import PolicyLoadError
 from prover.explain.document import (
     Data,
     Loaded,
+    document_problem,
     dump_text,
     load_document,
     read_data,
@@ -50,7 +51,7 @@ from prover.explain.text import (
 )
 from prover.policy.loader import load_policy
 from prover.report import counterexample_json, counterexample_line
-from prover.results import CheckOutcome, Verdict
+from prover.results import CheckOutcome, ReasonCode, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +236,8 @@ def _explain_verdict(
         aside = set_aside(session, original, bound_doc, first)
         if aside.rules:
             return _past_blockers(aside, session, original, bound_doc, base, max_violations)
+    if first.verdict is Verdict.EXCEEDS and (cand_doc is None or bound_doc is None):
+        return _unfixable(first, candidate, boundary, session, base)
     if first.verdict is not Verdict.EXCEEDS or cand_doc is None or bound_doc is None:
         return _not_decided(first, candidate, boundary, session, base)
     loop = _fixed(session, cand_doc, bound_doc, first, max_violations)
@@ -317,6 +320,47 @@ def _out_of_time(first: CheckOutcome, session: Session, base: dict[str, Any]) ->
         blockers=blockers,
         enumeration=Enumeration(
             complete=False, stopped_because=_OUT_OF_TIME, checks_run=session.checks_run
+        ),
+        **base,
+    )
+
+
+def _unfixable(
+    outcome: CheckOutcome,
+    candidate: str | bytes,
+    boundary: str | bytes,
+    session: Session,
+    base: dict[str, Any],
+) -> Explanation:
+    """The check found a violation, but a policy has an entry outside the model that the
+    check could leave out (both policies have it alike) and the fixes cannot: the
+    violation is reported, and the entry as the blocker of any fix."""
+    problems = [
+        f"{label} policy {problem}"
+        for label, text in (("candidate", candidate), ("boundary", boundary))
+        if (problem := document_problem(text)) is not None
+    ]
+    reason = "; ".join(problems) or "a policy could not be read for fixing"
+    blocker = blocker_for(
+        CheckOutcome.unsupported(ReasonCode.UNSUPPORTED_POLICY_SHAPE, reason),
+        _data(candidate),
+        _data(boundary),
+    )
+    stopped = (
+        "no fix is offered: the fixes cannot model an entry that the check left out "
+        f"because both policies have it alike ({reason})"
+    )
+    return Explanation(
+        summary="The candidate exceeds the boundary (result.counterexample); no fix is "
+        "offered: an entry both policies share is outside the model (see the blocker).",
+        explanation=(
+            "The check proved the violation shown in result.counterexample. Rewrite the "
+            "blocker's entry in both policies as the hints say, then explain again for a "
+            "verified fix."
+        ),
+        blockers=[blocker],
+        enumeration=Enumeration(
+            complete=False, stopped_because=stopped, checks_run=session.checks_run
         ),
         **base,
     )

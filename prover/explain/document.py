@@ -119,6 +119,18 @@ def load_document(data: Data) -> Loaded | None:
         return None
 
 
+def document_problem(text: str | bytes) -> str | None:
+    """Why a policy text that loads is not a checkable document (its first shape
+    problem in the extended model), or None."""
+    try:
+        authored = load_policy(text, _CHECKPOINT.get())
+    except BudgetExhausted:
+        raise
+    except Exception:  # not this function's business: the check reports load errors
+        return None
+    return shape_problem(authored, extended=True)
+
+
 @dataclass(frozen=True)
 class Edit:
     """One edit: ``location`` addresses a mapping key or a list index.

@@ -71,3 +71,27 @@ def test_the_number_of_rules_set_aside_is_bounded() -> None:
 
     assert len(explanation.blockers) == MAX_SET_ASIDE + 1
     assert explanation.result.result == "unsupported"
+
+
+def test_an_exceed_beside_a_shared_entry_outside_the_model_is_reported_not_garbled() -> None:
+    """The check leaves out an endpoint both policies have alike (here a bare ``*``
+    host, outside the model) and proves the exceed; the fixes cannot model that entry.
+    The explanation used to read "could not decide (exceeds_boundary, None)"."""
+    shared = (
+        "  any:\n    binaries: [{path: /usr/bin/reach}]\n    endpoints: [{host: '*', port: 80}]\n"
+    )
+    boundary = (
+        "version: 1\nnetwork_policies:\n" + shared + "  gh:\n    binaries: [{path: /usr/bin/gh}]\n"
+        "    endpoints: [{host: api.github.com, port: 443}]\n"
+    )
+    candidate = boundary.replace("api.github.com", "'*.github.com'")
+    explanation = explain(candidate, boundary)
+
+    assert explanation.result.result == "exceeds_boundary"
+    assert explanation.result.counterexample is not None
+    assert not explanation.fix_verified and explanation.fixed_candidate is None
+    assert explanation.summary.startswith("The candidate exceeds the boundary")
+    (blocker,) = explanation.blockers
+    assert blocker.reason_code == "unsupported_policy_shape"
+    assert "rule 'any' endpoint 0 host uses an unsupported pattern" in (blocker.reason or "")
+    assert "both policies" in (explanation.enumeration.stopped_because or "")
