@@ -42,6 +42,23 @@ def policy_schema() -> str:
         "rule, its binaries (at least 1) x the sum over its endpoints of ports x allow "
         "rules (an access preset or L4 endpoint counts as 1); plus 1 per read_only and 2 "
         "per read_write path.",
+        "environment": {
+            "description": "The tools' `environment` argument: facts about the sandbox "
+            "image that let the prover decide what depends on it (`policy-prover "
+            "environment --rootfs DIR | --image TAR` writes it). workdir: the image's "
+            "working directory (include_workdir). user, group: the image's default "
+            "identity; users, groups: name -> number (run_as_user names). symlinks: "
+            "absolute path -> target, every symlink the image has beneath each path of "
+            "symlinks_complete_beneath (so paths and binaries beneath them compare by "
+            "prefix: e.g. a read_write entry /workspace/src/pkg inside /workspace/src).",
+            "example": {
+                "version": 1,
+                "workdir": "/sandbox",
+                "users": {"sandbox": 1000},
+                "symlinks": {"/usr/bin/python3": "/usr/bin/python3.12"},
+                "symlinks_complete_beneath": ["/usr/bin", "/workspace"],
+            },
+        },
         "boundary": "check_boundary and explain_counterexample: the most the candidate may "
         "get (your own policy when vetting a subagent's, else the environment's maximum "
         "policy); assess_proposal: the environment's maximum policy.",

@@ -110,3 +110,19 @@ def test_the_schema_resource_documents_what_an_agent_writes() -> None:
     assert "free text" in extra["credentials"]["description"]
     assert "read_write" in extra["grant_units"]
     assert "maximum policy" in extra["boundary"]
+
+
+def test_the_schema_resource_documents_the_environment_with_an_example_that_works() -> None:
+    """An agent guessed the environment format and failed; the resource now shows it, and
+    its example decides a sub-path that is unsupported without evidence."""
+    from prover.api import check_boundary
+
+    environment = json.loads(policy_schema())["x-policy-prover"]["environment"]
+    example = json.dumps(environment["example"])
+    boundary = (
+        "version: 1\nfilesystem_policy:\n  include_workdir: false\n  read_write: [/workspace]\n"
+    )
+    candidate = boundary.replace("/workspace]", "/workspace/src/pkg]")
+    assert check_boundary(candidate, boundary).outcome.verdict.value == "unsupported"
+    decided = check_boundary(candidate, boundary, environment=example).outcome
+    assert decided.verdict.value == "within_boundary"

@@ -116,3 +116,15 @@ def test_a_resource_limit_names_the_metric_and_by_how_much() -> None:
     blocker = blocker_for(outcome, {}, {})
 
     assert "reduce endpoints by at least 4" in blocker.rewrite_hints[0]
+
+
+def test_a_path_beneath_a_boundary_path_points_to_environment_evidence() -> None:
+    boundary = (
+        "version: 1\nfilesystem_policy:\n  include_workdir: false\n  read_write: [/workspace]\n"
+    )
+    candidate = boundary.replace("/workspace]", "/workspace/src/pkg]")
+    explanation = explain(candidate, boundary)
+    (blocker,) = explanation.blockers
+    assert blocker.reason_code == "unresolved_filesystem_path"
+    hint = blocker.rewrite_hints[-1]
+    assert "environment" in hint and "symlinks_complete_beneath" in hint and "/workspace" in hint
