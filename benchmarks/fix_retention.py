@@ -15,6 +15,8 @@ policy, on the first entry it applies to):
 * ``skip TLS``: ``tls: skip`` added to a REST endpoint;
 * ``writable path``: a read-only path made writable;
 * ``new host in a rule``: an endpoint on a host the boundary lacks added to a rule;
+* ``several at once``: an extra binary, a broader method, an extra port and a writable
+  path together, as a subagent's policy written in one go tends to have them;
 * ``new host rule``, ``new writable path``: ``tests/corpus_variants.py``'s widenings,
   entries wholly outside the boundary, where deleting them *is* the narrowest fix;
 * ``same repository``: two consecutive policies of one repository, each way.
@@ -165,6 +167,12 @@ def _new_host_in_rule(data: Data) -> bool:
     return False
 
 
+def _several(data: Data) -> bool:
+    """Four over-reaches in one policy (at least two must apply)."""
+    kinds = (_extra_binary, _broader("method", "*"), _extra_port, _writable_path)
+    return sum(mutate(data) for mutate in kinds) >= 2
+
+
 MUTATIONS: dict[str, Callable[[Data], bool]] = {
     "extra binary": _extra_binary,
     "wildcard host": _wildcard_host,
@@ -175,6 +183,7 @@ MUTATIONS: dict[str, Callable[[Data], bool]] = {
     "skip TLS": _skip_tls,
     "writable path": _writable_path,
     "new host in a rule": _new_host_in_rule,
+    "several at once": _several,
 }
 
 
