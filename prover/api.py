@@ -8,13 +8,19 @@ that went wrong inside, so no failure can ever read as ``within_boundary``.
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
-from prover.environment import Environment, EnvironmentLoadError, Evidence, load_environment
-from prover.errors import PolicyLoadError
 from prover.results import CheckOutcome, ReasonCode, Receipt
+
+if TYPE_CHECKING:
+    # Imported where evidence is given: reading it needs pydantic, which a check
+    # without evidence never loads.
+    from prover.environment import Environment, Evidence
 
 
 @dataclass(frozen=True)
@@ -31,19 +37,33 @@ def z3_version() -> str:
 
     Read from the installed ``z3-solver`` distribution, so that a check the cheap stages
     decide never loads Z3 (importing it costs a CLI cold start some 20 to 25 ms); the
-    bindings are imported only when that metadata is missing or unreadable.
+    bindings are imported only when the distribution's version is missing or unreadable.
     """
-    from importlib import metadata
-
-    try:
-        parts = metadata.version("z3-solver").split(".")
-    except metadata.PackageNotFoundError:
-        parts = []
+    parts = (distribution_version("z3-solver") or "").split(".")
     if len(parts) >= 3 and all(part.isdigit() for part in parts[:3]):
         return ".".join(parts[:3])
     import z3
 
     return str(z3.get_version_string())
+
+
+def distribution_version(name: str) -> str | None:
+    """The version of the installed distribution ``name``, from the name of its
+    ``<name>-<version>.dist-info`` directory in the first ``sys.path`` entry holding one
+    (where ``importlib.metadata`` finds it, without importing that: some 10 ms of a CLI
+    cold start); None when there is none."""
+    prefix = name.replace("-", "_").replace(".", "_").lower() + "-"
+    suffix = ".dist-info"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for item in names:
+            lowered = item.lower()
+            if lowered.startswith(prefix) and lowered.endswith(suffix):
+                return item[len(prefix) : -len(suffix)]
+    return None
 
 
 def sha256_hex(text: str | bytes) -> str:
@@ -58,9 +78,9 @@ class _Done(Exception):
 def _environment_sha256(environment: str | bytes | Environment | None) -> str | None:
     if environment is None:
         return None
-    if isinstance(environment, Environment):
-        return environment.sha256
-    return sha256_hex(environment)
+    if isinstance(environment, str | bytes):
+        return sha256_hex(environment)
+    return environment.sha256
 
 
 def check_boundary(
@@ -83,13 +103,15 @@ def check_boundary(
     carries its SHA-256 and the facts the verdict relied on (``assumptions``).
     """
     from prover.checks.boundary import check_policies
-    from prover.policy.loader import load_policy
+    from prover.policy.loader import PolicyPairError, load_policy_pair
 
     budget = budget or Budget(timeout_ms)
     outcome: CheckOutcome
     evidence: Evidence | None = None
     env_error: str | None = None
     if environment is not None:
+        from prover.environment import Environment, EnvironmentLoadError, Evidence, load_environment
+
         try:
             env = (
                 environment
@@ -107,21 +129,23 @@ def check_boundary(
         # Reading is part of the check: a policy near the size limits takes a few
         # hundred milliseconds to read, so the deadline bounds it too. Both are read, so
         # that one answer lists the problems of both (the reference stops at the first).
-        problems: list[str] = []
-        loaded = []
-        for label, text in (("candidate", candidate), ("boundary", boundary)):
-            if problems and reference_semantics:
-                break
-            try:
-                loaded.append(load_policy(text, budget.checkpoint, reference=reference_semantics))
-            except PolicyLoadError as exc:
-                problems.append(f"invalid {label} policy: invalid policy: {exc}")
-        if problems:
-            outcome = CheckOutcome.error("; ".join(problems))
+        try:
+            cand, bound = load_policy_pair(
+                candidate,
+                boundary,
+                budget.checkpoint,
+                reference=reference_semantics,
+                first_problem_only=reference_semantics,
+            )
+        except PolicyPairError as exc:
+            outcome = CheckOutcome.error(str(exc))
         else:
-            cand, bound = loaded
             outcome = check_policies(
-                cand, bound, budget, reference=reference_semantics, evidence=evidence
+                cand,  # type: ignore[arg-type]  # records read like the schema's models
+                bound,  # type: ignore[arg-type]
+                budget,
+                reference=reference_semantics,
+                evidence=evidence,
             )
     except _Done:
         pass

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from prover.policy.schema import AuthoredPolicy, L7Matcher
+if TYPE_CHECKING:
+    from prover.policy.schema import AuthoredPolicy, L7Matcher
+
 
 MAX_RULES = 1_024
 MAX_ENDPOINTS = 4_096

@@ -18,13 +18,13 @@ from prover.checks.filesystem import check_filesystem, workdir_problem
 from prover.limits import resource_limit_reason
 from prover.model import Policy, Rule
 from prover.policy.normalize import normalize
-from prover.policy.schema import AuthoredPolicy
 from prover.policy.shape import shape_problem
 from prover.results import CheckOutcome, ReasonCode, Verdict
 from prover.solver_session import SolverSession
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
+    from prover.policy.schema import AuthoredPolicy
 
 
 def _projection(policy: Policy) -> Policy:

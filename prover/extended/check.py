@@ -43,13 +43,13 @@ from prover.extended.reading import (
 )
 from prover.extended.slots import coupled_endpoints, shared_endpoints, trimmed
 from prover.model import Filesystem, NetworkAction, Policy, Rule
-from prover.policy.schema import AuthoredPolicy
 from prover.policy.shape import runtime_refusal, shape_problems
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
 from prover.witness import network_action as counterexample_action
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
+    from prover.policy.schema import AuthoredPolicy
 
 SHAPE = ReasonCode.UNSUPPORTED_POLICY_SHAPE
 #: How many shape problems one ``unsupported`` reason lists.

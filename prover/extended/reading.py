@@ -49,13 +49,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
 from prover.policy.normalize import filesystem_of, normalize_endpoint, process_fields
-from prover.policy.schema import AuthoredPolicy, EndpointSection
 from prover.policy.shape import rest_rules_problem
+
+if TYPE_CHECKING:
+    from prover.policy.schema import AuthoredPolicy, EndpointSection
 
 Channel = Literal["any", "tunnel", "forward"]
 Slot = tuple[str, int]
@@ -161,7 +163,7 @@ def _l4(index: int, section: EndpointSection, host: str, ports: tuple[int, ...])
 
 def _bare(section: EndpointSection) -> EndpointSection:
     """The connection part of an endpoint, which the reference normaliser reads."""
-    return EndpointSection.model_construct(
+    return type(section).model_construct(
         host=section.host, port=section.port, ports=section.ports, allowed_ips=section.allowed_ips
     )
 

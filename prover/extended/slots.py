@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.extended.reading import Slot
-from prover.policy.schema import AuthoredPolicy, EndpointSection
+
+if TYPE_CHECKING:
+    from prover.policy.schema import AuthoredPolicy, EndpointSection
 
 
 def shared_endpoints(

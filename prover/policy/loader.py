@@ -1,17 +1,65 @@
-"""The single entry point from policy text to a validated ``AuthoredPolicy``."""
+"""The entry points from policy text to a validated ``AuthoredPolicy``.
+
+``load_policy`` validates with the pydantic schema. A boundary check loads its pair with
+``load_policy_pair``, which first tries the pydantic-free fast path
+(:mod:`prover.policy.fast`) on both texts and uses the schema for both as soon as either
+is declined, so that one check never mixes the two kinds of model and every error
+message comes from the schema.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from prover.errors import PolicyLoadError
 from prover.policy.mainline import mainline_data
-from prover.policy.messages import load_error
 from prover.policy.reader import read_policy_data
-from prover.policy.schema import AuthoredPolicy
+
+if TYPE_CHECKING:
+    from prover.policy.records import AuthoredPolicy as PolicyRecord
+    from prover.policy.schema import AuthoredPolicy
+
+
+class PolicyPairError(Exception):
+    """A policy of a pair is invalid. ``problems`` holds ``(role, error)`` for each
+    (``role``: ``candidate`` or ``boundary``); the message is the check's error reason."""
+
+    def __init__(self, problems: list[tuple[str, PolicyLoadError]]) -> None:
+        super().__init__(
+            "; ".join(f"invalid {role} policy: invalid policy: {error}" for role, error in problems)
+        )
+        self.problems = problems
+
+
+def policy_data(
+    text: str | bytes,
+    checkpoint: Callable[[], None] | None = None,
+    *,
+    reference: bool = False,
+) -> object:
+    """The data of policy text, read and rewritten as the chosen reading reads it
+    (before validation); a failure is a ``PolicyLoadError``."""
+    data = read_policy_data(text, checkpoint)
+    if not reference:
+        data = mainline_data(data)
+    elif isinstance(data, dict) and "inference" in data:
+        raise PolicyLoadError("unknown field 'inference' in authored policy", "inference")
+    return data
+
+
+def validate_policy(data: object) -> AuthoredPolicy:
+    """``data`` validated by the schema; every failure is a ``PolicyLoadError``."""
+    from pydantic import ValidationError
+
+    from prover.policy.messages import load_error
+    from prover.policy.schema import AuthoredPolicy
+
+    try:
+        return AuthoredPolicy.model_validate(data)
+    except ValidationError as error:
+        raise load_error(error) from None
 
 
 def load_policy(
@@ -27,15 +75,55 @@ def load_policy(
     is read as the mainline runtime reads it (:mod:`prover.policy.mainline`);
     ``reference`` keeps the reference prover's stricter reading.
     """
-    data = read_policy_data(text, checkpoint)
-    if not reference:
-        data = mainline_data(data)
-    elif isinstance(data, dict) and "inference" in data:
-        raise PolicyLoadError("unknown field 'inference' in authored policy", "inference")
-    try:
-        return AuthoredPolicy.model_validate(data)
-    except ValidationError as error:
-        raise load_error(error) from None
+    return validate_policy(policy_data(text, checkpoint, reference=reference))
+
+
+def load_policy_pair(
+    candidate: str | bytes,
+    boundary: str | bytes,
+    checkpoint: Callable[[], None] | None = None,
+    *,
+    reference: bool = False,
+    first_problem_only: bool = False,
+) -> tuple[AuthoredPolicy | PolicyRecord, AuthoredPolicy | PolicyRecord]:
+    """Both policies of a check, as ``load_policy`` would give them: as records when the
+    fast path reads both, else both as the schema's models.
+
+    Both are read, in order, and a :class:`PolicyPairError` lists the problems of both;
+    ``first_problem_only`` (the reference's behaviour) stops at the candidate's.
+    """
+    from prover.policy.fast import fast_policy
+    from prover.policy.records import Record
+
+    problems: list[tuple[str, PolicyLoadError]] = []
+    data: list[object] = []
+    loaded: list[AuthoredPolicy | PolicyRecord] = []
+    for role, text in (("candidate", candidate), ("boundary", boundary)):
+        if problems and first_problem_only:
+            break
+        try:
+            item = policy_data(text, checkpoint, reference=reference)
+            policy: AuthoredPolicy | PolicyRecord | None = fast_policy(item)
+            if policy is None:
+                policy = validate_policy(item)
+        except PolicyLoadError as exc:
+            problems.append((role, exc))
+            continue
+        data.append(item)
+        loaded.append(policy)
+    if problems:
+        raise PolicyPairError(problems)
+    fast = [isinstance(policy, Record) for policy in loaded]
+    if any(fast) and not all(fast):
+        # One read fast, one not: both as the schema's models (never a mix in one check).
+        for index, (role, item) in enumerate(zip(("candidate", "boundary"), data, strict=True)):
+            if fast[index]:
+                try:
+                    loaded[index] = validate_policy(item)
+                except PolicyLoadError as exc:  # never: the fast path reads only valid ones
+                    raise PolicyPairError([(role, exc)]) from None
+    candidate_policy, boundary_policy = loaded
+    return candidate_policy, boundary_policy
 
 
 def policy_sha256(text: str | bytes) -> str:

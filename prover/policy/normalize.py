@@ -8,7 +8,7 @@ cannot represent faithfully raises ``ValueError`` instead of being approximated.
 from __future__ import annotations
 
 import ipaddress
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from prover.model import (
     PRESET_METHODS,
@@ -22,12 +22,14 @@ from prover.model import (
     QueryMatcher,
     Rule,
 )
-from prover.policy.schema import (
-    AuthoredPolicy,
-    EndpointSection,
-    L7Matcher,
-    NetworkRuleSection,
-)
+
+if TYPE_CHECKING:
+    from prover.policy.schema import (
+        AuthoredPolicy,
+        EndpointSection,
+        L7Matcher,
+        NetworkRuleSection,
+    )
 
 _PRESETS: dict[str, AccessPreset] = {
     "read-only": "read-only",

@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from prover.policy.fspath import normalize_filesystem_path
+
 T = TypeVar("T")
 
 POLICY_VERSION = 1
@@ -68,17 +70,6 @@ class _Closed(BaseModel):
 
 # ---------------------------------------------------------------------------------------
 # Filesystem, Landlock, process
-
-
-def normalize_filesystem_path(raw: str) -> str | None:
-    """Lexical normalisation (``/usr//./lib/`` -> ``/usr/lib``); None if not allowed.
-
-    A path must start with ``/`` and contain no ``..`` segment.
-    """
-    segments = raw.split("/")
-    if not raw.startswith("/") or ".." in segments:
-        return None
-    return "/" + "/".join(segment for segment in segments if segment not in ("", "."))
 
 
 class FilesystemPolicySection(_Closed):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Hashable, Iterator
+from typing import TYPE_CHECKING
 
-from prover.policy.schema import AuthoredPolicy, EndpointSection, L7Matcher
+if TYPE_CHECKING:
+    from prover.policy.schema import AuthoredPolicy, EndpointSection, L7Matcher
+
 
 GLOB_META = frozenset("?[]{}\\")
 HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_*.")
