@@ -7,13 +7,13 @@ that went wrong inside, so no failure can ever read as ``within_boundary``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from prover import digest
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.results import CheckOutcome, ReasonCode, Receipt
 
@@ -68,7 +68,7 @@ def distribution_version(name: str) -> str | None:
 
 def sha256_hex(text: str | bytes) -> str:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()
+    return digest.sha256_hex(data)
 
 
 class _Done(Exception):

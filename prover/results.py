@@ -4,7 +4,7 @@ counterexamples and the receipt that binds a verdict to its inputs.
 Only ``Verdict.WITHIN`` authorises anything. Field order of every record follows the
 reference CLI's JSON contract (spec §11-§12), because ``model_dump`` keeps it.
 
-The records are frozen dataclasses, not pydantic models, so that a check (and the
+The records are small frozen classes, not pydantic models, so that a check (and the
 command line's cold start) never imports pydantic. They keep the part of the pydantic
 surface the rest of the code uses (``model_dump``, ``model_copy``, ``model_validate``)
 and validate and serialise inside pydantic models and ``TypeAdapter`` through
@@ -16,9 +16,8 @@ counterexample records, is built on first use for the same reason.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from enum import Enum, StrEnum
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from prover.budget import CANCELLED_REASON, TIMEOUT_REASON
 
@@ -65,6 +64,9 @@ EXIT_CODES: dict[Verdict, int] = {
 }
 
 
+_REQUIRED: Any = object()  # a field without a default
+
+
 def _dump(value: object, mode: str) -> object:
     if isinstance(value, _Record):
         return value.model_dump(mode=mode)
@@ -78,20 +80,64 @@ def _dump(value: object, mode: str) -> object:
     return value
 
 
+def _rebuild(cls: type[_Record], values: dict[str, Any]) -> _Record:
+    return cls(**values)
+
+
 class _Record:
-    """The pydantic surface of the frozen records (pydantic is imported only when a
-    model, ``TypeAdapter`` or ``model_validate`` asks for it)."""
+    """A frozen record: keyword construction (a missing or unknown field is a
+    ``TypeError``), ``==``, ``hash`` and ``repr`` by field values, and the pydantic
+    surface the code uses (pydantic is imported only when a model, ``TypeAdapter`` or
+    ``model_validate`` asks for it). Plain classes, not dataclasses: a CLI cold start
+    pays for each dataclass made at import."""
 
     __slots__ = ()
+    #: ``(name, default)`` of every field in order; ``_REQUIRED`` marks no default.
+    _FIELDS: ClassVar[tuple[tuple[str, Any], ...]] = ()
+
+    def __init__(self, **values: Any) -> None:
+        for name, default in self._FIELDS:
+            value = values.pop(name, default)
+            if value is _REQUIRED:
+                raise TypeError(f"{type(self).__name__} needs the field {name!r}")
+            object.__setattr__(self, name, value)
+        if values:
+            raise TypeError(f"{type(self).__name__} has no field {sorted(values)[0]!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name, _ in self._FIELDS)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in self._FIELDS)
+        return f"{type(self).__name__}({inner})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self), {name: getattr(self, name) for name, _ in self._FIELDS})
 
     def model_dump(self, *, mode: Literal["python", "json"] = "python") -> dict[str, Any]:
         """The fields in declaration order, nested records as dicts (``mode="json"``:
         enums as their values, tuples as lists), as pydantic's ``model_dump``."""
-        return {f.name: _dump(getattr(self, f.name), mode) for f in fields(self)}  # type: ignore[arg-type]
+        return {name: _dump(getattr(self, name), mode) for name, _ in self._FIELDS}
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
         """A copy with ``update`` applied, unvalidated (as pydantic's ``model_copy``)."""
-        return replace(self, **(update or {}))  # type: ignore[type-var]
+        values = {name: getattr(self, name) for name, _ in self._FIELDS}
+        values.update(update or {})
+        return type(self)(**values)
 
     @classmethod
     def model_validate(cls, data: object) -> Self:
@@ -110,31 +156,58 @@ class _Record:
         return record_core_schema(cls, handler)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class ProcessCounterexample(_Record):
-    domain: Literal["process"] = "process"
+    _FIELDS = (
+        ("domain", "process"),
+        ("field", _REQUIRED),
+        ("boundary", _REQUIRED),
+        ("candidate", _REQUIRED),
+    )
+    __slots__ = tuple(name for name, _ in _FIELDS)
+    domain: Literal["process"]
     field: Literal["run_as_user", "run_as_group"]
     boundary: str
     candidate: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class LandlockCounterexample(_Record):
-    domain: Literal["landlock"] = "landlock"
+    _FIELDS = (("domain", "landlock"), ("boundary", _REQUIRED), ("candidate", _REQUIRED))
+    __slots__ = tuple(name for name, _ in _FIELDS)
+    domain: Literal["landlock"]
     boundary: str
     candidate: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class FilesystemCounterexample(_Record):
-    domain: Literal["filesystem"] = "filesystem"
+    _FIELDS = (("domain", "filesystem"), ("access", _REQUIRED), ("path", _REQUIRED))
+    __slots__ = tuple(name for name, _ in _FIELDS)
+    domain: Literal["filesystem"]
     access: Literal["read", "write"]
     path: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class NetworkCounterexample(_Record):
-    domain: Literal["network"] = "network"
+    _FIELDS = (
+        ("domain", "network"),
+        *(
+            (name, _REQUIRED)
+            for name in (
+                "binary",
+                "ancestor_binary",
+                "binary_identity_required",
+                "host",
+                "destination_ip",
+                "trusted_gateway",
+                "port",
+                "protocol",
+                "method",
+                "path",
+            )
+        ),
+        ("query_params", None),
+    )
+    __slots__ = tuple(name for name, _ in _FIELDS)
+    domain: Literal["network"]
     binary: str | None
     ancestor_binary: str | None
     binary_identity_required: bool
@@ -146,7 +219,7 @@ class NetworkCounterexample(_Record):
     method: str | None
     path: str | None
     #: Decoded query values per key; omitted when empty.
-    query_params: dict[str, list[str]] | None = None
+    query_params: dict[str, list[str]] | None
 
 
 AnyCounterexample = (
@@ -172,20 +245,29 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class CheckOutcome(_Record):
     """What the boundary check decided, before any face renders it."""
 
+    _FIELDS = (
+        ("verdict", _REQUIRED),
+        ("counterexample", None),
+        ("reason_code", None),
+        ("reason", None),
+        ("decided_by", None),
+        ("readings", ()),
+    )
+    __slots__ = tuple(name for name, _ in _FIELDS)
     verdict: Verdict
-    counterexample: AnyCounterexample | None = None
-    reason_code: ReasonCode | None = None
-    reason: str | None = None
+    counterexample: AnyCounterexample | None
+    reason_code: ReasonCode | None
+    reason: str | None
     #: Which stage decided: equality, structural, probe, z3, process, ...
-    decided_by: str | None = None
+    decided_by: str | None
     #: Constructs read beyond the reference model (extended semantics).
-    readings: tuple[str, ...] = ()
+    readings: tuple[str, ...]
 
-    def __post_init__(self) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         if not isinstance(self.readings, tuple):
             object.__setattr__(self, "readings", tuple(self.readings))
 
@@ -233,22 +315,34 @@ _COUNTEREXAMPLES = (
 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class Receipt(_Record):
     """Binds a verdict to the exact inputs and engine that produced it (field
     descriptions: :class:`prover.results_schema.Receipt`)."""
 
+    _FIELDS = (
+        ("candidate_sha256", _REQUIRED),
+        ("boundary_sha256", _REQUIRED),
+        ("z3_version", _REQUIRED),
+        ("elapsed_ms", _REQUIRED),
+        ("decided_by", None),
+        ("semantics", "extended"),
+        ("readings", ()),
+        ("environment_sha256", None),
+        ("assumptions", None),
+    )
+    __slots__ = tuple(name for name, _ in _FIELDS)
     candidate_sha256: str | None
     boundary_sha256: str | None
     z3_version: str
     elapsed_ms: float
-    decided_by: str | None = None
-    semantics: Literal["extended", "reference"] = "extended"
-    readings: tuple[str, ...] = ()
-    environment_sha256: str | None = None
-    assumptions: tuple[str, ...] | None = None
+    decided_by: str | None
+    semantics: Literal["extended", "reference"]
+    readings: tuple[str, ...]
+    environment_sha256: str | None
+    assumptions: tuple[str, ...] | None
 
-    def __post_init__(self) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         if not isinstance(self.readings, tuple):
             object.__setattr__(self, "readings", tuple(self.readings))
         if self.assumptions is not None and not isinstance(self.assumptions, tuple):

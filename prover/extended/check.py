@@ -29,10 +29,6 @@ from typing import TYPE_CHECKING
 
 from prover.budget import Budget
 from prover.checks.boundary import check_models, check_network, known_identity
-from prover.concrete import allows
-from prover.concrete.glob import host_matches
-from prover.concrete.ip import host_ip_literal, same_address
-from prover.concrete.network import granting_entries
 from prover.extended.hosts import ANY_HOST
 from prover.extended.reading import (
     Opaque,
@@ -45,7 +41,10 @@ from prover.extended.slots import coupled_endpoints, shared_endpoints, trimmed
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.shape import runtime_refusal, shape_problems
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
-from prover.witness import network_action as counterexample_action
+
+# The concrete evaluator and the witness replay (prover.concrete, prover.witness) are
+# imported where a witness is checked: a pair decided without one (the CLI's seed
+# example) never loads them.
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
@@ -157,6 +156,10 @@ def _with_possible_host(
     may name a literal that cannot resolve to the witness's address. Try that address as
     the host, then a plain name; if neither replays, the witness is not published.
     """
+    from prover.concrete import allows
+    from prover.concrete.ip import host_ip_literal, same_address
+    from prover.witness import network_action as counterexample_action
+
     witness = outcome.counterexample
     assert isinstance(witness, NetworkCounterexample)
     literal = host_ip_literal(witness.host)
@@ -183,6 +186,9 @@ _METHODS = ("POST", "PUT", "DELETE", "PATCH", "GET", "HEAD", "OPTIONS")
 def _request_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexample) -> bool:
     """The request itself replays (not only its connection): one way in, the
     candidate's lower bound allows it and everything the boundary could allow refuses it."""
+    from prover.concrete import allows
+    from prover.witness import network_action as counterexample_action
+
     action = counterexample_action(witness)
     return not _refused_anyway(cand, action) and any(
         allows(c.lower, action) and not allows(bound_envelope(b), action)
@@ -208,6 +214,9 @@ def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome
                 break
     if witness.binary_identity_required:
         return outcome
+    from prover.concrete.network import granting_entries
+    from prover.witness import network_action as counterexample_action
+
     action = counterexample_action(witness)
     # A request that replays stays one that replays (not merely its connection).
     real = _request_is_real if _request_is_real(cand, bound, witness) else witness_is_real
@@ -330,6 +339,9 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
     reach that destination at all."""
     if _request_is_real(cand, bound, witness):
         return True
+    from prover.concrete import allows
+    from prover.witness import network_action as counterexample_action
+
     action = counterexample_action(witness)
     return (
         not _refused_anyway(cand, action)
@@ -340,6 +352,8 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
 
 def _refused_anyway(cand: Reading, action: NetworkAction) -> bool:
     """The runtime never lets ``action`` through, or may not, whatever the grants say."""
+    from prover.concrete.ip import host_ip_literal, same_address
+
     literal = host_ip_literal(action.host)
     if literal is not None and not same_address(action.destination_ip, literal):
         return True  # an IP-literal host cannot resolve to another address
@@ -354,6 +368,8 @@ def _fail_closed_selects(reading: Reading, host: str) -> bool:
 
 
 def _selects(selectors: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...], host: str) -> bool:
+    from prover.concrete.glob import host_matches
+
     name = host.lower()
     return any(
         any(host_matches(p, name) for p in include)
@@ -386,6 +402,9 @@ def _check_opaque(
         if outcome.verdict is Verdict.EXCEEDS and isinstance(
             outcome.counterexample, NetworkCounterexample
         ):
+            from prover.concrete import allows
+            from prover.witness import network_action as counterexample_action
+
             action = counterexample_action(outcome.counterexample)
             grant = _granting(grants, action)
             if (
@@ -418,6 +437,8 @@ def replace_reason(outcome: CheckOutcome, reason: str) -> CheckOutcome:
 
 def _granting(grants: list[Opaque], action: NetworkAction) -> Opaque | None:
     """A candidate grant that surely accepts ``action``'s connection, if any."""
+    from prover.concrete import allows
+
     for grant in grants:
         if grant.in_conflict or not grant.grants_something:
             continue

@@ -9,10 +9,10 @@ message comes from the schema.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from prover.digest import sha256_hex
 from prover.errors import PolicyLoadError
 from prover.policy.mainline import mainline_data
 from prover.policy.reader import read_policy_data
@@ -129,4 +129,4 @@ def load_policy_pair(
 def policy_sha256(text: str | bytes) -> str:
     """Hex SHA-256 of the policy text as given (``str`` is hashed as its UTF-8 bytes)."""
     raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(raw).hexdigest()
+    return sha256_hex(raw)

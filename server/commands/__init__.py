@@ -35,5 +35,10 @@ class CommandModule(Protocol):
 RunFn = Callable[[argparse.Namespace], int]
 
 
-def load_commands() -> list[CommandModule]:
-    return [cast(CommandModule, importlib.import_module(name)) for name in COMMAND_MODULES]
+def load_commands(only: str | None = None) -> list[CommandModule]:
+    """Every command module, or just the one whose command is ``only`` when there is one
+    (each module's command is its module's name)."""
+    names = COMMAND_MODULES
+    if only is not None and f"{__name__}.{only}" in COMMAND_MODULES:
+        names = (f"{__name__}.{only}",)
+    return [cast(CommandModule, importlib.import_module(name)) for name in names]
