@@ -23,9 +23,10 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import anyio
-import anyio.lowlevel
+if TYPE_CHECKING:
+    import anyio
 
 #: The client on whose behalf the current task runs (``None``: the only client).
 current_client: ContextVar[Hashable | None] = ContextVar("policy_prover_client", default=None)
@@ -97,11 +98,19 @@ class ShareBook:
         return None if best is None else best[3]
 
 
+def _event() -> anyio.Event:
+    # anyio only where a waiter waits: the solver's slots (ShareBook) are taken from
+    # worker threads, and a CLI check that runs Z3 never loads the async stack.
+    import anyio
+
+    return anyio.Event()
+
+
 @dataclass
 class _Waiter:
     client: Hashable | None
     arrival: int
-    event: anyio.Event = field(default_factory=anyio.Event)
+    event: anyio.Event = field(default_factory=_event)
     granted: bool = False
 
 

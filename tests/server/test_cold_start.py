@@ -40,6 +40,21 @@ network_policies:
       - {path: /usr/bin/curl}
 """
 )
+# A pair the solver decides (the acceptance case ip-cidr-containment-3-within).
+CIDR_CANDIDATE = """\
+version: 1
+network_policies:
+  api:
+    endpoints:
+    - {host: api.example.com, ports: [443], allowed_ips: [10.0.0.0/8]}
+    binaries:
+    - path: /usr/bin/curl
+"""
+CIDR_BOUNDARY = CIDR_CANDIDATE.replace("[10.0.0.0/8]", "[10.0.0.0/9, 10.128.0.0/9]")
+ENVIRONMENT = """\
+version: 1
+workdir: /sandbox
+"""
 PROPOSAL = json.dumps(
     {"rule_name": "anon", "rule": {"endpoints": [{"host": "example.com", "port": 443}]}}
 )
@@ -65,6 +80,11 @@ SERVER_ONLY = frozenset(
 )
 #: What a pair without network rules never needs.
 NETWORK_ONLY = frozenset({"z3", "prover.network_solver", "prover.checks.network"})
+#: What ``check`` loads only when it uses it: pydantic (an invalid policy's message, a
+#: document the fast loader declines, environment evidence), the environment evidence,
+#: explain and proposal, and ``importlib.metadata``.
+CHECK_ON_DEMAND = ("pydantic", "pydantic_core", "prover.environment", "prover.explain")
+CHECK_ON_DEMAND += ("prover.proposal", "importlib.metadata", "prover.results_schema")
 
 # Runs the command line in a fresh interpreter and reports which modules it loaded.
 PROBE = """
@@ -87,6 +107,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "sandbox-boundary.yaml": SANDBOX_BOUNDARY,
         "current.yaml": SEED_BOUNDARY,
         "proposal.json": PROPOSAL,
+        "cidr-candidate.yaml": CIDR_CANDIDATE,
+        "cidr-boundary.yaml": CIDR_BOUNDARY,
+        "invalid.yaml": "version: 1\nfilesystem_policy:\n  read_only: [usr]\n",
+        "environment.yaml": ENVIRONMENT,
     }.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
@@ -139,6 +163,73 @@ def test_commands_but_serve_and_demo_skip_the_mcp_stack_and_z3_without_network_r
         assert sorted(modules & NETWORK_ONLY) == []
 
 
+def _on_demand(modules: set[str]) -> list[str]:
+    return sorted(
+        m for m in modules if any(m == p or m.startswith(p + ".") for p in CHECK_ON_DEMAND)
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "allowed"),
+    [
+        (SEED, 0, ()),
+        ([*SEED, "-o", "json"], 0, ()),
+        ([*SEED, "--reference-semantics"], 0, ()),
+        ([*SEED, "--reference-semantics", "-o", "json"], 0, ()),
+        (["check", "missing.yaml", "--boundary", "seed-boundary.yaml"], 2, ()),
+        (["check", "missing.yaml", "--boundary", "seed-boundary.yaml", "-o", "json"], 2, ()),
+        (["check", "root-candidate.yaml", "--boundary", "sandbox-boundary.yaml"], 1, ()),
+        (["check", "invalid.yaml", "--boundary", "seed-boundary.yaml"], 2, ("pydantic",)),
+        ([*SEED, "--environment", "environment.yaml"], 0, ("pydantic", "environment")),
+        ([*SEED, "--environment", "missing.yaml", "-o", "json"], 2, ()),
+    ],
+    ids=[
+        "text",
+        "json",
+        "reference",
+        "reference-json",
+        "file-error",
+        "file-error-json",
+        "exceeds",
+        "invalid-policy",
+        "environment",
+        "environment-file-error",
+    ],
+)
+def test_check_loads_pydantic_and_the_environment_only_when_it_uses_them(
+    files: Path, argv: list[str], status: int, allowed: tuple[str, ...]
+) -> None:
+    modules = _loaded_modules(files, argv, status)
+    assert _mcp_modules(modules) == []
+    loaded = _on_demand(modules)
+    if "pydantic" not in allowed:
+        assert loaded == []
+    else:
+        # The schema's error message, or the evidence document, needs pydantic; still
+        # nothing of explain, proposal or the result models.
+        assert "pydantic" in loaded
+        assert not [m for m in loaded if m.startswith(("prover.explain", "prover.proposal"))]
+        assert ("prover.environment" in loaded) == ("environment" in allowed)
+    assert sorted(modules & NETWORK_ONLY) == []
+
+
+def test_a_pair_the_solver_decides_loads_z3_but_not_pydantic(files: Path) -> None:
+    argv = ["check", "cidr-candidate.yaml", "--boundary", "cidr-boundary.yaml", "-o", "json"]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=files,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["receipt"]["decided_by"] == "z3"
+    modules = set(json.loads(done.stderr.rpartition("\nMODULES ")[2]))
+    assert "z3" in modules
+    assert _on_demand(modules) == [] and _mcp_modules(modules) == []
+
+
 def test_building_the_serve_parser_imports_nothing_of_the_mcp_stack(files: Path) -> None:
     modules = _loaded_modules(files, ["serve", "--help"], 0)
     assert _mcp_modules(modules) == []
@@ -152,24 +243,31 @@ def test_the_receipt_names_the_z3_version_the_bindings_report() -> None:
 
 @pytest.mark.parametrize(
     "distribution",
-    [metadata.PackageNotFoundError("z3-solver"), "unknown", "4.x.1"],
+    [None, "unknown", "4.x.1"],
     ids=["not-installed", "no-dots", "not-numeric"],
 )
 def test_the_z3_version_comes_from_the_bindings_when_the_distribution_cannot_say(
-    monkeypatch: pytest.MonkeyPatch, distribution: Exception | str
+    monkeypatch: pytest.MonkeyPatch, distribution: str | None
 ) -> None:
-    def version(name: str) -> str:
-        assert name == "z3-solver"
-        if isinstance(distribution, Exception):
-            raise distribution
+    asked: list[str] = []
+
+    def version(name: str) -> str | None:
+        asked.append(name)
         return distribution
 
-    monkeypatch.setattr(metadata, "version", version)
+    monkeypatch.setattr(api, "distribution_version", version)
     api.z3_version.cache_clear()
     try:
         assert api.z3_version() == z3.get_version_string()
     finally:
         api.z3_version.cache_clear()
+    assert asked == ["z3-solver"]
+
+
+def test_distribution_versions_read_as_importlib_metadata_reads_them() -> None:
+    for name in ("z3-solver", "PyYAML", "pydantic", "pydantic-core"):
+        assert api.distribution_version(name) == metadata.version(name)
+    assert api.distribution_version("no-such-distribution-here") is None
 
 
 @pytest.mark.parametrize("boundary", [SEED_BOUNDARY, NETWORK_BOUNDARY], ids=["none", "rest"])
