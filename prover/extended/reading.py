@@ -53,7 +53,12 @@ from typing import TYPE_CHECKING, Literal
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
-from prover.policy.normalize import filesystem_of, normalize_endpoint, process_fields
+from prover.policy.normalize import (
+    _allowed_ips,
+    filesystem_of,
+    normalize_endpoint,
+    process_fields,
+)
 from prover.policy.shape import rest_rules_problem
 
 if TYPE_CHECKING:
@@ -157,14 +162,17 @@ def _fingerprint(section: EndpointSection, fields: Iterable[str] | None = None) 
 
 
 def _l4(index: int, section: EndpointSection, host: str, ports: tuple[int, ...]) -> Endpoint:
-    base = normalize_endpoint(index, _bare(section), "")
-    return replace(base, host=host, ports=ports, layer="l4")
-
-
-def _bare(section: EndpointSection) -> EndpointSection:
-    """The connection part of an endpoint, which the reference normaliser reads."""
-    return type(section).model_construct(
-        host=section.host, port=section.port, ports=section.ports, allowed_ips=section.allowed_ips
+    """The connection part of an endpoint as plain L4 access: what the reference
+    normaliser makes of its host, ports and ``allowed_ips`` alone (no protocol, path,
+    access or rules), with ``host`` and ``ports`` as read here."""
+    allowed_ips = _allowed_ips(section, f"rule '' endpoint {index}")
+    return Endpoint(
+        index=index,
+        host=host,
+        ports=ports,
+        layer="l4",
+        allowed_ips=allowed_ips,
+        allowed_ips_raw=tuple(section.allowed_ips),
     )
 
 

@@ -30,7 +30,7 @@ from yaml import events
 
 from prover.errors import PolicyLoadError
 from prover.policy.paths import Location, render_path
-from prover.policy.scalars import CORE_TAG, resolve_scalar, tag_error
+from prover.policy.scalars import _NON_STRING_STARTS, CORE_TAG, resolve_scalar, tag_error
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -92,30 +92,34 @@ class _Composer:
 
     def feed(self, event: events.Event) -> None:
         self.event_count += 1
-        mark = event.start_mark
-        line = mark.line + 1 if mark else 0
+        kind = type(event)
+        # Exact types first (what both parsers produce), then isinstance for subclasses.
+        # The line is computed only where it can be reported: reading it costs as much
+        # as composing a plain scalar.
+        if self.event_count <= MAX_EVENTS:
+            if kind is _SCALAR:
+                self._scalar(event)  # type: ignore[arg-type]
+                return
+            if kind is _MAPPING_END or kind is _SEQUENCE_END:
+                self._end(event)
+                return
+        line = _line(event)
         if self.event_count > MAX_EVENTS:
             raise PolicyLoadError(
                 f"policy exceeds the limit of {MAX_EVENTS} YAML events (line {line})"
             )
-        kind = type(event)
-        # Exact types first (what both parsers produce), then isinstance for subclasses.
-        if kind is events.ScalarEvent:
-            self._scalar(event, line)  # type: ignore[arg-type]
-        elif kind is events.MappingStartEvent:
+        if kind is events.MappingStartEvent:
             self._start(event, {}, line)  # type: ignore[arg-type]
-        elif kind is events.MappingEndEvent or kind is events.SequenceEndEvent:
-            self._end(line)
         elif kind is events.SequenceStartEvent:
             self._start(event, [], line)  # type: ignore[arg-type]
         elif isinstance(event, events.ScalarEvent):
-            self._scalar(event, line)
+            self._scalar(event)
         elif isinstance(event, events.MappingStartEvent):
             self._start(event, {}, line)
         elif isinstance(event, events.SequenceStartEvent):
             self._start(event, [], line)
         elif isinstance(event, events.MappingEndEvent | events.SequenceEndEvent):
-            self._end(line)
+            self._end(event)
         elif isinstance(event, events.AliasEvent):
             self._alias(event, line)
         elif isinstance(event, events.DocumentStartEvent):
@@ -215,47 +219,58 @@ class _Composer:
 
     # -- events --------------------------------------------------------------------
 
-    def _scalar(self, event: events.ScalarEvent, line: int) -> None:
+    def _scalar(self, event: events.ScalarEvent) -> None:
         text = event.value
         size = len(text) if text.isascii() else len(text.encode("utf-8"))
         nodes, scalar_bytes = self.nodes + 1, self.scalar_bytes + size
         if nodes > MAX_NODES or scalar_bytes > MAX_SCALAR_BYTES:
-            self._charge(1, size, line)  # raises the limit's error
+            self._charge(1, size, _line(event))  # raises the limit's error
         self.nodes, self.scalar_bytes = nodes, scalar_bytes
         tag, stack = event.tag, self.stack
         if not stack:
             plain = tag is None and not event.style
             if plain and text == "":
                 return  # an empty document holds no policy
-            value = resolve_scalar(event, line)
+            value = resolve_scalar(event, _line(event))
             if event.anchor is not None:
                 self._define(event.anchor, _Anchored(value, 1, size, 0, text))
             self.root, self.root_set = value, True
             return
         top = stack[-1]
         container = top.value
-        # Keys are kept as written; only an explicit tag on a key is checked.
-        if tag is None and top.key is None and isinstance(container, dict):
+        if tag is None and (event.style or (text and text[0] not in _NON_STRING_STARTS)):
+            # A quoted, block or plainly textual scalar is its text, key or value (what
+            # resolve_scalar answers for it, without the call).
             value: object = text
+        elif tag is None and top.key is None and isinstance(container, dict):
+            value = text  # keys are kept as written; only an explicit tag on a key is checked
         else:
-            value = resolve_scalar(event, line)
+            value = resolve_scalar(event, _line(event))
         if event.anchor is not None:
             self._define(event.anchor, _Anchored(value, 1, size, 0, text))
         top.nodes += 1
         top.scalar_bytes += size
         # (a scalar's height is 0, so the container's height does not change)
-        if isinstance(container, list):
+        if type(container) is list:
             if len(container) >= MAX_SEQUENCE_ITEMS:
                 raise self._error(
-                    f"list has more than {MAX_SEQUENCE_ITEMS} elements", line, top.location
+                    f"list has more than {MAX_SEQUENCE_ITEMS} elements",
+                    _line(event),
+                    top.location,
                 )
             container.append(value)
         elif top.key is not None:
-            container[top.key] = value
+            container[top.key] = value  # type: ignore[index]
             top.key = None
+        elif (
+            text not in container
+            and len(container) < MAX_MAPPING_KEYS
+            and (tag is not None or event.style or text != "<<")
+        ):
+            top.key = text  # a new key: what _key accepts
         else:
             is_merge = tag is None and not event.style and text == "<<"
-            self._key(top, text, line, is_merge)
+            self._key(top, text, _line(event), is_merge)
 
     def _key(self, top: _Frame, key_text: str | None, line: int, is_merge: bool) -> None:
         """``key_text`` becomes the pending key of the mapping ``top``."""
@@ -299,11 +314,15 @@ class _Composer:
         self._charge(1, 0, line)
         stack.append(_Frame(container, location, event.anchor))
 
-    def _end(self, line: int) -> None:
-        frame = self.stack.pop()
+    def _end(self, event: events.Event) -> None:
+        stack = self.stack
+        frame = stack.pop()
         size = (frame.nodes, frame.scalar_bytes, frame.height)
         if frame.anchor is not None:
             self._define(frame.anchor, _Anchored(frame.value, *size, None))
+        # The line only where attaching may fail: a list element (the list's limit) or
+        # where a key is expected; a mapping's value never fails.
+        line = _line(event) if stack and stack[-1].key is None else 0
         self._attach(frame.value, size, line, None)
 
     def _alias(self, event: events.AliasEvent, line: int) -> None:
@@ -317,6 +336,17 @@ class _Composer:
         self._charge(target.nodes, target.scalar_bytes, line)
         size = (target.nodes, target.scalar_bytes, target.height)
         self._attach(target.value, size, line, target.key_text)
+
+
+_SCALAR = events.ScalarEvent
+_MAPPING_END = events.MappingEndEvent
+_SEQUENCE_END = events.SequenceEndEvent
+
+
+def _line(event: events.Event) -> int:
+    """The 1-based line an event starts on (0 when the parser gives no mark)."""
+    mark = event.start_mark
+    return mark.line + 1 if mark else 0
 
 
 def _decode(text: str | bytes) -> str:
