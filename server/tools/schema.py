@@ -81,10 +81,75 @@ def _bare(schema: Any) -> Any:
 
 
 def output_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The published form of an output schema: compact, and its ``$defs`` bare."""
+    """The published form of an output schema: compact, its ``$defs`` bare, and quick
+    to validate (:func:`quick_to_validate`)."""
     out = compact_schema(schema)
     if isinstance(out.get("$defs"), dict):
         out["$defs"] = {name: _bare(body) for name, body in out["$defs"].items()}
+    return quick_to_validate(out)
+
+
+def quick_to_validate(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the same meaning, cheaper for a client to check each result with.
+
+    A definition referenced once is written in place of its reference (a validator
+    resolves no reference for it, and the schema gets shorter), and in a nullable
+    ``anyOf`` the null branch comes first (a validator stops at the first branch that
+    matches, and null is the usual value of an optional object such as
+    ``counterexample``). Clients such as the MCP SDK validate every structured result.
+    """
+    defs = schema.get("$defs")
+    if not isinstance(defs, dict):
+        return _null_first(schema)
+    uses: dict[str, int] = {}
+    _count_refs(schema, uses)
+    once = {name for name, count in uses.items() if count == 1 and name in defs}
+
+    def expand(node: Any, expanding: frozenset[str]) -> Any:
+        if isinstance(node, list):
+            return [expand(item, expanding) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in once and name not in expanding:
+                return expand(defs[name], expanding | {name})
+            return node
+        return {
+            key: (
+                {n: expand(body, frozenset({n})) for n, body in value.items()}
+                if key == "$defs" and isinstance(value, dict)
+                else expand(value, expanding)
+            )
+            for key, value in node.items()
+        }
+
+    return _null_first(prune_defs(expand(schema, frozenset())))
+
+
+def _count_refs(node: Any, uses: dict[str, int]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            uses[name] = uses.get(name, 0) + 1
+        for value in node.values():
+            _count_refs(value, uses)
+    elif isinstance(node, list):
+        for value in node:
+            _count_refs(value, uses)
+
+
+def _null_first(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_null_first(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _null_first(value) for key, value in node.items()}
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and _NULL in branches[1:]:
+        out["anyOf"] = [_NULL, *(b for b in branches if b != _NULL)]
     return out
 
 

@@ -10,7 +10,7 @@ from mcp import Client
 
 from server.app import create_server
 from server.resources import policy_schema
-from server.tools.schema import compact_schema, prune_defs, summarised
+from server.tools.schema import compact_schema, prune_defs, quick_to_validate, summarised
 
 pytestmark = pytest.mark.anyio
 
@@ -62,6 +62,43 @@ def test_a_summarised_definition_prunes_what_only_it_used() -> None:
         "A": schema["$defs"]["A"],
         "B": {"type": "object", "description": "see the other tool"},
     }
+
+
+def test_quick_to_validate_inlines_single_use_definitions_and_keeps_meaning() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "once": {"anyOf": [{"$ref": "#/$defs/Once"}, {"type": "null"}]},
+            "twice_a": {"$ref": "#/$defs/Twice"},
+            "twice_b": {"$ref": "#/$defs/Twice"},
+            "tree": {"$ref": "#/$defs/Tree"},
+        },
+        "$defs": {
+            "Once": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            "Twice": {"type": "string"},
+            "Tree": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Tree"}}},
+        },
+    }
+    out = quick_to_validate(schema)
+    assert out["properties"]["once"]["anyOf"] == [
+        {"type": "null"},
+        {"type": "object", "properties": {"n": {"type": "integer"}}},
+    ]
+    assert out["properties"]["twice_a"] == {"$ref": "#/$defs/Twice"}
+    # Referenced twice (once by itself): kept as a definition, never expanded forever.
+    assert set(out["$defs"]) == {"Twice", "Tree"}
+    good = [
+        {"once": None, "twice_a": "x", "tree": {"child": {"child": {}}}},
+        {"once": {"n": 1}, "twice_b": "y"},
+    ]
+    bad = [{"once": {"n": "1"}}, {"twice_b": 2}, {"tree": {"child": 3}}, {"once": 4}]
+    for value in good:
+        jsonschema.validate(value, schema)
+        jsonschema.validate(value, out)
+    for value in bad:
+        for version in (schema, out):
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate(value, version)
 
 
 async def test_every_tool_result_validates_against_the_published_schema() -> None:
