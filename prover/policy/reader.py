@@ -103,21 +103,23 @@ class _Composer:
             if kind is _MAPPING_END or kind is _SEQUENCE_END:
                 self._end(event)
                 return
+            if kind is _MAPPING_START:
+                self._start(event, {})  # type: ignore[arg-type]
+                return
+            if kind is _SEQUENCE_START:
+                self._start(event, [])  # type: ignore[arg-type]
+                return
         line = _line(event)
         if self.event_count > MAX_EVENTS:
             raise PolicyLoadError(
                 f"policy exceeds the limit of {MAX_EVENTS} YAML events (line {line})"
             )
-        if kind is events.MappingStartEvent:
-            self._start(event, {}, line)  # type: ignore[arg-type]
-        elif kind is events.SequenceStartEvent:
-            self._start(event, [], line)  # type: ignore[arg-type]
-        elif isinstance(event, events.ScalarEvent):
+        if isinstance(event, events.ScalarEvent):
             self._scalar(event)
         elif isinstance(event, events.MappingStartEvent):
-            self._start(event, {}, line)
+            self._start(event, {})
         elif isinstance(event, events.SequenceStartEvent):
-            self._start(event, [], line)
+            self._start(event, [])
         elif isinstance(event, events.MappingEndEvent | events.SequenceEndEvent):
             self._end(event)
         elif isinstance(event, events.AliasEvent):
@@ -291,27 +293,29 @@ class _Composer:
         self,
         event: events.MappingStartEvent | events.SequenceStartEvent,
         container: dict[str, object] | list[object],
-        line: int,
     ) -> None:
         tag = event.tag
         if tag is not None and tag != "!":
             expected = "map" if isinstance(container, dict) else "seq"
             if tag != f"{CORE_TAG}{expected}":
-                raise tag_error(tag, line)
+                raise tag_error(tag, _line(event))
         stack = self.stack
-        self._check_depth(len(stack) + 1, line)
+        if len(stack) >= MAX_DEPTH:
+            self._check_depth(len(stack) + 1, _line(event))  # raises the limit's error
         if stack:
             top = stack[-1]
             value = top.value
-            if isinstance(value, dict):
+            if type(value) is dict:
                 if top.key is None:
-                    raise self._error("mapping keys must be scalars", line, top.location)
+                    raise self._error("mapping keys must be scalars", _line(event), top.location)
                 location: Location = (*top.location, top.key)
             else:
                 location = (*top.location, len(value))
         else:
             location = ()
-        self._charge(1, 0, line)
+        if self.nodes >= MAX_NODES:
+            self._charge(1, 0, _line(event))  # raises the limit's error
+        self.nodes += 1
         stack.append(_Frame(container, location, event.anchor))
 
     def _end(self, event: events.Event) -> None:
@@ -339,6 +343,8 @@ class _Composer:
 
 
 _SCALAR = events.ScalarEvent
+_MAPPING_START = events.MappingStartEvent
+_SEQUENCE_START = events.SequenceStartEvent
 _MAPPING_END = events.MappingEndEvent
 _SEQUENCE_END = events.SequenceEndEvent
 
