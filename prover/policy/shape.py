@@ -46,7 +46,10 @@ def is_supported_identity(value: str) -> bool:
 
 
 def _has_dot_segment(path: str) -> bool:
-    return any(seg in (".", "..") for seg in path.split("/"))
+    if "." not in path:
+        return False
+    segments = path.split("/")
+    return "." in segments or ".." in segments
 
 
 def is_supported_binary(path: str) -> bool:
@@ -80,7 +83,7 @@ def host_pattern_supported(host: str) -> bool:
             return False
         if position > 0 and "*" in label and label not in ("*", "**"):
             return False
-        minimum = max(1, sum(1 for ch in label if ch != "*"))
+        minimum = max(1, len(label) - label.count("*"))
         if minimum > 63:
             return False
         total_min += minimum
