@@ -93,9 +93,16 @@ async def _mcp_ratio(calls: int, warmup: int) -> dict[str, Any]:
     candidate, boundary = ordinary_pair(16)
     arguments = {"candidate": candidate, "boundary": boundary}
     env = {**os.environ, "PYTHONPATH": str(ROOT), "POLICY_PROVER_CACHE_SIZE": "0"}
-    prover = StdioServerParameters(command=sys.executable, args=["-m", "server"], env=env)
+    # cwd: ``python -m server`` imports from the current directory first, so without it
+    # a tree's benchmark run from another tree would measure that other tree's server.
+    prover = StdioServerParameters(
+        command=sys.executable, args=["-m", "server"], env=env, cwd=str(ROOT)
+    )
     echo = StdioServerParameters(
-        command=sys.executable, args=[str(Path(__file__).resolve()), "--echo-server"], env=env
+        command=sys.executable,
+        args=[str(Path(__file__).resolve()), "--echo-server"],
+        env=env,
+        cwd=str(ROOT),
     )
     times: dict[str, list[float]] = {"check_boundary": [], "echo": []}
     async with Client(prover) as check_client, Client(echo) as echo_client:
