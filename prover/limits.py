@@ -38,7 +38,7 @@ class _Totals:
     pattern_bytes: int = 0
 
     def add_pattern(self, text: str) -> None:
-        size = len(text.encode("utf-8", "surrogatepass"))
+        size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         self.longest_pattern = max(self.longest_pattern, size)
         self.pattern_bytes += size
 

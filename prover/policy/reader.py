@@ -64,13 +64,19 @@ class _Anchored:
 
 @dataclass(slots=True)
 class _Frame:
-    """An open mapping or sequence."""
+    """An open mapping or sequence.
+
+    Its size, for an alias to it, is what the composer's totals grew by while it was
+    open (``start_nodes`` and ``start_bytes`` are the totals before it): they count
+    every node and scalar byte, alias expansions included, so nothing is added up per
+    node and frame.
+    """
 
     value: dict[str, object] | list[object]
     location: Location
     anchor: str | None
-    nodes: int = 1
-    scalar_bytes: int = 0
+    start_nodes: int
+    start_bytes: int
     height: int = 1
     key: str | None = None
 
@@ -202,10 +208,9 @@ class _Composer:
             self.root, self.root_set = value, True
             return
         top = self.stack[-1]
-        nodes, scalar_bytes, height = size
-        top.nodes += nodes
-        top.scalar_bytes += scalar_bytes
-        top.height = max(top.height, height + 1)
+        height = size[2] + 1
+        if height > top.height:
+            top.height = height
         if isinstance(top.value, list):
             if len(top.value) >= MAX_SEQUENCE_ITEMS:
                 raise self._error(
@@ -250,8 +255,6 @@ class _Composer:
             value = resolve_scalar(event, _line(event))
         if event.anchor is not None:
             self._define(event.anchor, _Anchored(value, 1, size, 0, text))
-        top.nodes += 1
-        top.scalar_bytes += size
         # (a scalar's height is 0, so the container's height does not change)
         if type(container) is list:
             if len(container) >= MAX_SEQUENCE_ITEMS:
@@ -315,13 +318,17 @@ class _Composer:
             location = ()
         if self.nodes >= MAX_NODES:
             self._charge(1, 0, _line(event))  # raises the limit's error
+        stack.append(_Frame(container, location, event.anchor, self.nodes, self.scalar_bytes))
         self.nodes += 1
-        stack.append(_Frame(container, location, event.anchor))
 
     def _end(self, event: events.Event) -> None:
         stack = self.stack
         frame = stack.pop()
-        size = (frame.nodes, frame.scalar_bytes, frame.height)
+        size = (
+            self.nodes - frame.start_nodes,
+            self.scalar_bytes - frame.start_bytes,
+            frame.height,
+        )
         if frame.anchor is not None:
             self._define(frame.anchor, _Anchored(frame.value, *size, None))
         # The line only where attaching may fail: a list element (the list's limit) or
