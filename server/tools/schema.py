@@ -4,10 +4,10 @@ Pydantic's schema repeats a ``title`` for every model and field, ``default`` val
 ``additionalProperties: false`` and a two-branch ``anyOf`` for every nullable scalar.
 :func:`compact_schema` drops the first three and writes a nullable scalar as a type list;
 :func:`quick_to_validate` writes a definition used once in place of its reference (the
-others stay shared in ``$defs``) and puts null first in a nullable ``anyOf``. The published schema only loses constraints
-that the server's own output model still enforces on every result (the SDK validates
-each structured result against the model before sending it), so every result still
-validates against what clients see.
+others stay shared in ``$defs``) and puts null first in a nullable ``anyOf``. The
+published schema only loses constraints that the server's own output model still
+enforces on every result (the SDK validates each structured result against the model
+before sending it), so every result still validates against what clients see.
 """
 
 from __future__ import annotations
