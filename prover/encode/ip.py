@@ -21,7 +21,7 @@ from prover.concrete.ip import (
     INTERNAL,
     mapped_network,
 )
-from prover.encode.logic import any_of
+from prover.encode.logic import any_of, mk_and, mk_not
 from prover.model import IPAddress, IPNetwork
 
 LINK_LOCAL: tuple[IPNetwork, ...] = (
@@ -55,14 +55,14 @@ class SymbolicIp:
         """Family-strict membership in ``network``."""
         ctx = self.bits.ctx
         v6 = network.version == 6
-        family = self.is_v6 if v6 else z3.Not(self.is_v6)
+        family = self.is_v6 if v6 else mk_not(self.is_v6)
         prefix = network.prefixlen
         if prefix == 0:
             return family
         width = 128 if v6 else 32
         value = int(network.network_address) >> (width - prefix)
         bits = z3.Extract(width - 1, width - prefix, self.bits)
-        return z3.And(family, bits == z3.BitVecVal(value, prefix, ctx))
+        return mk_and([family, bits == z3.BitVecVal(value, prefix, ctx)], ctx)
 
     def equals(self, address: IPAddress) -> z3.BoolRef:
         return self.in_network(ipaddress.ip_network(address))
@@ -91,7 +91,7 @@ class IpTerms:
         self.ip = ip
         self.hard_blocked = ip.in_any(HARD_BLOCKED)
         self.control_port = any_of([port == p for p in sorted(CONTROL_PORTS)], ctx)
-        self.ordinary_checks = z3.And(z3.Not(self.hard_blocked), z3.Not(self.control_port))
+        self.ordinary_checks = mk_and([mk_not(self.hard_blocked), mk_not(self.control_port)], ctx)
         self._ordinary: dict[tuple[tuple[IPNetwork, ...], IPAddress | None, bool], z3.BoolRef] = {}
 
     # Built on first use: only wildcard hosts read ``internal`` and only hosts that can
@@ -103,10 +103,13 @@ class IpTerms:
 
     @cached_property
     def gateway_ok(self) -> z3.BoolRef:
-        return z3.And(
-            self.ip.in_any(LINK_LOCAL),
-            z3.Not(self.ip.in_any(METADATA)),
-            z3.Not(self.control_port),
+        return mk_and(
+            [
+                self.ip.in_any(LINK_LOCAL),
+                mk_not(self.ip.in_any(METADATA)),
+                mk_not(self.control_port),
+            ],
+            self.ip.bits.ctx,
         )
 
     def address_ok(
@@ -123,14 +126,15 @@ class IpTerms:
         ``gateway_alias`` is "the action's host is a gateway alias" for an endpoint whose
         host glob can match an alias, else ``None``.
         """
+        ctx = self.ip.bits.ctx
         ordinary = self._ordinary_rule(allowed_ips, literal, wildcard)
         if gateway_alias is not None:
-            trusted = z3.And(gateway_alias, trusted_gateway)
+            trusted = mk_and([gateway_alias, trusted_gateway], ctx)
             address = z3.If(trusted, self.gateway_ok, ordinary)
         else:
             address = ordinary
         if literal is not None:
-            return z3.And(address, self.ip.equals(literal))
+            return mk_and([address, self.ip.equals(literal)], ctx)
         return address
 
     def _ordinary_rule(
@@ -138,14 +142,15 @@ class IpTerms:
     ) -> z3.BoolRef:
         """The address rule without the gateway, cached (endpoints share address sets)."""
         key = (allowed_ips, literal, wildcard and not allowed_ips and literal is None)
+        ctx = self.ip.bits.ctx
         cached = self._ordinary.get(key)
         if cached is None:
             if allowed_ips:
-                cached = z3.And(self.ip.in_any(allowed_ips), self.ordinary_checks)
+                cached = mk_and([self.ip.in_any(allowed_ips), self.ordinary_checks], ctx)
             elif literal is not None:
-                cached = z3.And(self.ip.equals(literal), self.ordinary_checks)
+                cached = mk_and([self.ip.equals(literal), self.ordinary_checks], ctx)
             elif wildcard:
-                cached = z3.Not(self.internal)
+                cached = mk_not(self.internal)
             else:
                 cached = self.ordinary_checks
             self._ordinary[key] = cached

@@ -21,36 +21,82 @@ def text_value(text: str, ctx: z3.Context) -> z3.SeqRef:
     return z3.StringVal(text.replace("\\", "\\u{5c}"), ctx)
 
 
+# -- Boolean connectives without the binding's per-argument checks -------------------
+#
+# ``z3.And``/``z3.Or`` re-derive the context and coerce and sort-check every argument
+# (some 35 µs for four arguments, ten times the cost of the term itself), and a check
+# builds hundreds of them. The helpers below take Boolean terms of one context, which
+# every caller here has by construction, and call the C API directly.
+
+
+def literal_value(term: z3.BoolRef) -> bool | None:
+    """``True``/``False`` for the literals ``true``/``false``, else ``None`` (what
+    ``z3.is_true``/``z3.is_false`` say, in one call)."""
+    value = z3.Z3_get_bool_value(term.ctx_ref(), term.as_ast())
+    return None if value == 0 else value > 0
+
+
+def _connective(
+    make: Callable[..., object], terms: list[z3.BoolRef], ctx: z3.Context
+) -> z3.BoolRef:
+    count = len(terms)
+    array = (z3.Ast * count)(*[term.as_ast() for term in terms])
+    return z3.BoolRef(make(ctx.ref(), count, array), ctx)
+
+
+def mk_and(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """``And(*terms)`` of two or more Boolean terms of ``ctx``."""
+    return _connective(z3.Z3_mk_and, terms, ctx)
+
+
+def mk_or(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """``Or(*terms)`` of two or more Boolean terms of ``ctx``."""
+    return _connective(z3.Z3_mk_or, terms, ctx)
+
+
+def mk_not(term: z3.BoolRef) -> z3.BoolRef:
+    """``Not(term)`` of a Boolean term."""
+    ctx = term.ctx
+    return z3.BoolRef(z3.Z3_mk_not(ctx.ref(), term.as_ast()), ctx)
+
+
 def any_of(terms: Iterable[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
     """Disjunction; ``False`` when empty. Literal ``False`` terms are dropped."""
-    kept = [term for term in terms if not z3.is_false(term)]
-    if any(z3.is_true(term) for term in kept):
-        return z3.BoolVal(True, ctx)
+    kept: list[z3.BoolRef] = []
+    for term in terms:
+        value = literal_value(term)
+        if value is True:
+            return z3.BoolVal(True, ctx)
+        if value is None:
+            kept.append(term)
     if not kept:
         return z3.BoolVal(False, ctx)
     if len(kept) == 1:
         return kept[0]
-    return z3.Or(*kept)
+    return mk_or(kept, ctx)
 
 
 def all_of(terms: Iterable[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
     """Conjunction; ``True`` when empty. Literal ``True`` terms are dropped."""
-    kept = [term for term in terms if not z3.is_true(term)]
-    if any(z3.is_false(term) for term in kept):
-        return z3.BoolVal(False, ctx)
+    kept: list[z3.BoolRef] = []
+    for term in terms:
+        value = literal_value(term)
+        if value is False:
+            return z3.BoolVal(False, ctx)
+        if value is None:
+            kept.append(term)
     if not kept:
         return z3.BoolVal(True, ctx)
     if len(kept) == 1:
         return kept[0]
-    return z3.And(*kept)
+    return mk_and(kept, ctx)
 
 
 def negate(term: z3.BoolRef) -> z3.BoolRef:
-    if z3.is_true(term):
-        return z3.BoolVal(False, term.ctx)
-    if z3.is_false(term):
-        return z3.BoolVal(True, term.ctx)
-    return z3.Not(term)
+    value = literal_value(term)
+    if value is not None:
+        return z3.BoolVal(not value, term.ctx)
+    return mk_not(term)
 
 
 RANDOM_SEED = 0

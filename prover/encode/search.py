@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import z3
 
+from prover.encode.logic import literal_value, mk_not, mk_or
 from prover.encode.oracle import Conflict, StringOracle
 from prover.encode.strings import StringAtoms
 from prover.encode.terms import AtomKey
@@ -84,7 +85,7 @@ class LazySearch:
             conflict: Conflict | None = None
             for field in wanted:
                 literals = [
-                    (key, z3.is_true(model.eval(self.atoms.variable(key), model_completion=True)))
+                    (key, literal_value(model.eval(self.atoms.variable(key), True)) is True)
                     for key in by_field.get(field, [])
                 ]
                 hints = list((prefer or {}).get(field, ()))
@@ -103,12 +104,16 @@ class LazySearch:
             self._block(conflict, learn=not canonical)
 
     def _block(self, conflict: Conflict, *, learn: bool) -> None:
-        clause = z3.Or(
-            *[
-                z3.Not(self.atoms.variable(key)) if holds else self.atoms.variable(key)
-                for key, holds in conflict.literals
+        ctx = self.solver.ctx
+        clause = mk_or(
+            [
+                *[
+                    mk_not(self.atoms.variable(key)) if holds else self.atoms.variable(key)
+                    for key, holds in conflict.literals
+                ],
+                z3.BoolVal(False, ctx),
             ],
-            z3.BoolVal(False, self.solver.ctx),
+            ctx,
         )
         self.solver.add(clause)
         if learn:

@@ -23,6 +23,7 @@ import z3
 
 from prover.encode.automata import host_elements, matches, path_elements
 from prover.encode.globs import GlobCompiler
+from prover.encode.logic import mk_and, mk_not
 from prover.encode.relations import Relation, Relations
 from prover.encode.terms import AtomKey, Term
 
@@ -110,7 +111,7 @@ class StringAtoms:
         if relation is Relation.SUPERSET:
             return z3.Implies(b, a)
         if relation is Relation.DISJOINT:
-            return z3.Not(z3.And(a, b))
+            return mk_not(mk_and([a, b], self.ctx))
         return None
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import z3
 
+from prover.encode.logic import literal_value, mk_and, mk_not, mk_or
+
 AtomKey = tuple[str, str, str]
 """(field name, kind, pattern): see :mod:`prover.encode.strings`."""
 
@@ -43,7 +45,7 @@ def term_and(terms: Iterable[Term], ctx: z3.Context) -> Term:
         return constant(True, ctx)
     if len(kept) == 1:
         return kept[0]
-    return Term(z3.And(*[t.expr for t in kept]), _union(kept))
+    return Term(mk_and([t.expr for t in kept], ctx), _union(kept))
 
 
 def term_or(terms: Iterable[Term], ctx: z3.Context) -> Term:
@@ -57,22 +59,19 @@ def term_or(terms: Iterable[Term], ctx: z3.Context) -> Term:
         return constant(False, ctx)
     if len(kept) == 1:
         return kept[0]
-    return Term(z3.Or(*[t.expr for t in kept]), _union(kept))
+    return Term(mk_or([t.expr for t in kept], ctx), _union(kept))
 
 
 def term_not(term: Term) -> Term:
     if term.value is not None:
         return constant(not term.value, term.expr.ctx)
-    return Term(z3.Not(term.expr), term.atoms)
+    return Term(mk_not(term.expr), term.atoms)
 
 
 def lift(expr: z3.BoolRef) -> Term:
     """A term without atoms for ``expr``, constant-folded if it is ``true``/``false``."""
-    if z3.is_true(expr):
-        return Term(expr, _EMPTY, True)
-    if z3.is_false(expr):
-        return Term(expr, _EMPTY, False)
-    return Term(expr)
+    value = literal_value(expr)
+    return Term(expr) if value is None else Term(expr, _EMPTY, value)
 
 
 def _union(items: list[Term]) -> frozenset[AtomKey]:

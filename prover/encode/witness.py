@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import z3
 
 from prover.encode.action import SymbolicAction
-from prover.encode.logic import SolverGaveUp
+from prover.encode.logic import SolverGaveUp, literal_value, mk_and, mk_not, mk_or
 from prover.encode.preferences import scalar_preferences, string_exemplars
 from prover.encode.search import Found, LazySearch
 from prover.encode.strings import StringAtoms
@@ -104,8 +104,8 @@ class WitnessSearch:
         for key in keys:
             holds = self.atoms.holds_for(key, value)
             variable = self.atoms.variable(key)
-            parts.append(variable if holds else z3.Not(variable))
-        return z3.And(*parts) if parts else None
+            parts.append(variable if holds else mk_not(variable))
+        return mk_and(parts, self.ctx) if parts else None
 
     def _preferences(
         self,
@@ -120,7 +120,7 @@ class WitnessSearch:
         def cells(field: str) -> z3.BoolRef | None:
             options = [self._cell(by_field.get(field, []), v) for v in exemplars[field]]
             present = [c for c in options[:EXEMPLAR_CELLS] if c is not None]
-            return z3.Or(*present) if present else None
+            return mk_or(present, self.ctx) if present else None
 
         out: list[z3.BoolRef | None] = []
         if self.action.identity:
@@ -130,7 +130,7 @@ class WitnessSearch:
                 for key in by_field.get("binary", [])
                 if ("ancestor", *key[1:]) in set(by_field.get("ancestor", []))
             ]
-            out.append(z3.And(*same) if same else None)
+            out.append(mk_and(same, self.ctx) if same else None)
         out.append(cells("host"))
         out.extend(scalar_preferences(self.action, granting))
         out.append(cells("method"))
@@ -141,4 +141,4 @@ class WitnessSearch:
 def _satisfies(found: Found, preference: z3.BoolRef) -> bool:
     """Whether the witness's model makes ``preference`` true (every atom it reads has a
     value in the model, and the strings realise those values)."""
-    return z3.is_true(found.model.eval(preference, model_completion=True))
+    return literal_value(found.model.eval(preference, model_completion=True)) is True
