@@ -170,7 +170,11 @@ class _ModeSolver:
         identity: bool,
         budget: Budget,
         skip: frozenset[EndpointRef] = frozenset(),
+        like: _ModeSolver | None = None,
     ) -> None:
+        """``like``: an earlier mode of the same check and context, whose
+        mode-independent parts (globs, address predicates, language relations) this
+        one reuses instead of building them again."""
         self.ctx = ctx
         self.skip = skip
         self.candidate = candidate
@@ -178,9 +182,18 @@ class _ModeSolver:
         self.budget = budget
         self.checker = _Checker(budget)
         self.slices = 0
-        self.action = new_action(ctx, (boundary, candidate), identity=identity)
+        self.action = new_action(
+            ctx,
+            (boundary, candidate),
+            identity=identity,
+            like=None if like is None else like.action,
+        )
         self.atoms = StringAtoms(self.action.globs)
-        self.relations = Relations(self.action.globs, self.checker.timeout_ms)
+        self.relations = (
+            like.relations
+            if like is not None
+            else Relations(self.action.globs, self.checker.timeout_ms)
+        )
         tick = budget.checkpoint
         self.cand = PolicyTerms(candidate, self.action, identity, self.atoms, tick)
         self.bound = PolicyTerms(boundary, self.action, identity, self.atoms, tick)
@@ -344,7 +357,15 @@ def solve_network_mode(
             if session is not None:
                 shared = _shared(session)
                 return _solve_owned(
-                    shared.ctx, shared.owned, candidate, boundary, identity, budget, slicing, skip
+                    shared.ctx,
+                    shared.owned,
+                    candidate,
+                    boundary,
+                    identity,
+                    budget,
+                    slicing,
+                    skip,
+                    shared,
                 )
             return _solve_in_slot(candidate, boundary, identity, budget, slicing, skip)
     except BudgetExhausted:
@@ -357,6 +378,7 @@ class _Shared:
 
     ctx: z3.Context
     owned: list[object]
+    last_mode: _ModeSolver | None = None
 
 
 def _shared(session: SolverSession) -> _Shared:
@@ -410,14 +432,19 @@ def _solve_owned(
     budget: Budget,
     slicing: bool,
     skip: frozenset[EndpointRef],
+    shared: _Shared | None = None,
 ) -> NetworkModeResult:
     """The solve in ``ctx``; every Z3 object it makes is reachable from ``owned``
-    afterwards."""
+    afterwards. With ``shared`` (a session), the mode reuses what the session's earlier
+    mode built that depends neither on the mode nor on the policies."""
     mode: _ModeSolver | None = None
+    like = shared.last_mode if shared is not None else None
     with budget.solver_context(ctx):
         try:
-            mode = _ModeSolver(ctx, candidate, boundary, identity, budget, skip)
+            mode = _ModeSolver(ctx, candidate, boundary, identity, budget, skip, like)
             owned.append(mode)
+            if shared is not None:
+                shared.last_mode = mode
             return mode.run(slicing)
         except BudgetExhausted:
             stopped = _stopped(budget)

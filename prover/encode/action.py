@@ -10,7 +10,7 @@ bits + family flag), ``trusted_gateway`` and the query classes of §9.5.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import z3
 
@@ -45,9 +45,11 @@ class SymbolicAction:
     trusted_gateway: z3.BoolRef
     query: QuerySpace
     ip_terms: IpTerms = field(init=False)
+    shared_ip_terms: InitVar[IpTerms | None] = None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "ip_terms", IpTerms(self.ip, self.port))
+    def __post_init__(self, shared_ip_terms: IpTerms | None) -> None:
+        terms = shared_ip_terms if shared_ip_terms is not None else IpTerms(self.ip, self.port)
+        object.__setattr__(self, "ip_terms", terms)
 
 
 def new_action(
@@ -57,9 +59,32 @@ def new_action(
     identity: bool,
     globs: GlobCompiler | None = None,
     name: str = "action",
+    like: SymbolicAction | None = None,
 ) -> SymbolicAction:
-    """A fresh symbolic action whose query classes cover every key of ``policies``."""
+    """A fresh symbolic action whose query classes cover every key of ``policies``.
+
+    ``like`` (an action of the same context, for another solver: the other identity
+    mode of one check) lends its glob compiler, port and address with their fixed
+    predicates, which are the same in every mode and cost a millisecond or two to
+    build; the string, query and remaining fields are fresh."""
     prefix = f"{name}_{'strict' if identity else 'relaxed'}"
+    if like is not None:
+        return SymbolicAction(
+            ctx=ctx,
+            globs=like.globs,
+            identity=identity,
+            binary=z3.String(f"{prefix}_binary", ctx),
+            ancestor_binary=z3.String(f"{prefix}_ancestor_binary", ctx),
+            host=z3.String(f"{prefix}_host", ctx),
+            port=like.port,
+            is_rest=z3.Bool(f"{prefix}_is_rest", ctx),
+            method=z3.String(f"{prefix}_method", ctx),
+            path=z3.String(f"{prefix}_path", ctx),
+            ip=like.ip,
+            trusted_gateway=z3.Bool(f"{prefix}_trusted_gateway", ctx),
+            query=QuerySpace(policies, prefix, ctx),
+            shared_ip_terms=like.ip_terms,
+        )
     return SymbolicAction(
         ctx=ctx,
         globs=globs or GlobCompiler(ctx),
