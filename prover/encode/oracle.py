@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 import z3
 
-from prover.concrete.canonical import is_canonical_host, is_http_token
+from prover.concrete.canonical import (
+    is_action_domain_binary,
+    is_action_domain_path,
+    is_canonical_binary,
+    is_canonical_host,
+    is_canonical_rest_path,
+    is_http_token,
+)
 from prover.encode.action import (
     DOMAIN_LENGTHS,
     SymbolicAction,
@@ -111,6 +118,9 @@ class StringOracle:
     def _holds_in_z3(
         self, field: str, literals: list[Literal], canonical: bool, value: str
     ) -> bool:
+        """Whether ``value`` lies in the field's domain (and canonical language): by the
+        concrete checks the witness must pass anyway where the field has them, else by
+        Z3 on a constant (the atoms' own languages are checked by the caller)."""
         term = string_subject(self.action, field)
         canonical_check = _CANONICAL_CHECKS.get(field) if canonical else None
         if canonical_check is not None:
@@ -119,13 +129,20 @@ class StringOracle:
             if not canonical_check(value):
                 return False
             canonical = False
-        regexes = self._regexes(field, literals, canonical)
         limit = self._limit(field, canonical)
         if limit is not None and len(value) > limit:
             return False
         constant = string_value(value, self.ctx)
         if constant is None:
             return False
+        domain_check = _DOMAIN_CHECKS.get(field)
+        if not canonical and (field not in self._domain or domain_check is not None):
+            # Every language left is decided in Python: the domain by its concrete
+            # check, the atoms by their matcher (the caller's, the same glob reading as
+            # their regexes). A value taken here is still only a candidate: it decides
+            # nothing (no clause is learned from it) and every witness is replayed.
+            return domain_check is None or domain_check(value)
+        regexes = self._regexes(field, literals, canonical)
         if not regexes:
             return True
         member = z3.InRe(constant, _intersect(regexes))
@@ -227,12 +244,35 @@ class StringOracle:
         return kept
 
 
+def _canonical_binary(value: str) -> bool:
+    """The canonical binary language of :func:`prover.encode.pins.pin_regexes`: a
+    canonical path of printable ASCII without ``\\``, in the action domain."""
+    return (
+        is_canonical_binary(value)
+        and all(" " <= c <= "~" and c != "\\" for c in value)
+        and is_action_domain_binary(value)
+    )
+
+
 #: Fields whose canonical language (:func:`prover.encode.pins.pin_regexes`) a concrete
 #: check decides for a value: the same language, except that the check also bounds a
 #: host's labels to 63 characters, as the validation of every witness does.
 _CANONICAL_CHECKS: dict[str, Callable[[str], bool]] = {
     "host": is_canonical_host,
     "method": is_http_token,
+    "path": lambda value: is_canonical_rest_path(value) and is_action_domain_path(value),
+    "binary": _canonical_binary,
+    "ancestor": _canonical_binary,
+}
+
+
+#: The action domain of each field (:func:`prover.encode.action.domain_regexes`) as a
+#: concrete check: the same language, lengths included.
+_DOMAIN_CHECKS: dict[str, Callable[[str], bool]] = {
+    "method": bool,
+    "path": is_action_domain_path,
+    "binary": is_action_domain_binary,
+    "ancestor": is_action_domain_binary,
 }
 
 #: Values unlike any policy pattern, for atom values that all say "not this pattern".

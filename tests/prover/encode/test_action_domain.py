@@ -152,3 +152,23 @@ def test_a_realisable_cell_is_never_a_conflict_even_if_unprintable() -> None:
         "host", [(("host", "eq", "\0"), True), (("host", "host", "*"), False)], canonical=False
     )
     assert isinstance(conflict, Conflict)
+
+
+ORACLE_PARTS = st.sampled_from(
+    ["/", "a", ".", "..", " ", "\x01", "é", "\\", ";", "?", "#", "%2F", "%41", "%C3", "~", "G"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(ORACLE_PARTS, max_size=8))
+def test_the_oracles_concrete_checks_are_the_regex_languages(parts: list[str]) -> None:
+    # The oracle decides preferred values by these checks instead of asking Z3: they
+    # must be exactly the domain (and, canonical, domain and pin) languages.
+    from prover.encode.oracle import _CANONICAL_CHECKS, _DOMAIN_CHECKS
+
+    text = "".join(parts)
+    for field in ("method", "path", "binary", "ancestor"):
+        in_domain = member(DOMAIN[field], text)
+        assert _DOMAIN_CHECKS[field](text) is in_domain, (field, text)
+        canonical = in_domain and member(PINS[field], text)
+        assert (in_domain and _CANONICAL_CHECKS[field](text)) is canonical, (field, text)
