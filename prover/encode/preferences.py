@@ -58,9 +58,15 @@ def string_exemplars(granting: Iterable[tuple[Rule, Endpoint]]) -> dict[str, lis
 
 
 def scalar_preferences(
-    action: SymbolicAction, granting: Iterable[tuple[Rule, Endpoint]]
+    action: SymbolicAction,
+    granting: Iterable[tuple[Rule, Endpoint]],
+    *,
+    fallbacks: bool = True,
 ) -> list[z3.BoolRef]:
-    """Preferences on the non-string fields, most important first."""
+    """Preferences on the non-string fields, most important first. ``fallbacks=False``
+    leaves out the ones that only stand in for an earlier one that cannot be had (an
+    address the endpoints list, or a private one, instead of ``8.8.8.8``): all the
+    others at once are then worth trying together."""
     pairs = list(granting)
     layers = {endpoint.layer for _, endpoint in pairs}
     listed: list[IPAddress] = [
@@ -71,8 +77,9 @@ def scalar_preferences(
         z3.Not(action.ip.is_v6),
         action.ip.equals(PREFERRED_ADDRESS),
     ]
-    listed.append(PRIVATE_ADDRESS)
-    out.append(z3.Or(*[action.ip.equals(address) for address in _unique(listed)]))
+    if fallbacks:
+        listed.append(PRIVATE_ADDRESS)
+        out.append(z3.Or(*[action.ip.equals(address) for address in _unique(listed)]))
     if len(layers) == 1:
         out.append(action.is_rest == z3.BoolVal(layers == {"rest"}, action.ctx))
     return out

@@ -5,8 +5,9 @@ Runs the lazy string search in *canonical* mode (every string must be canonical,
 taken as assumptions: string fields in the same atom cells as values built from the
 candidate's own patterns (wildcards filled with ``a``, as the concrete probes do), the
 ancestor binary like the binary, no trusted gateway, an IPv4 address, ``8.8.8.8``, the
-granting endpoint's layer. All preferences at once first (a short attempt); otherwise
-none, with the whole remaining budget, then greedily one at a time (short attempts).
+granting endpoint's layer. All preferences at once first, except the fallbacks that only
+stand in for an earlier one (a short attempt); otherwise none, with the whole remaining
+budget, then greedily one at a time (short attempts).
 ``None`` means that no canonical witness exists in this slice; the caller never reads
 it as containment.
 """
@@ -44,11 +45,11 @@ class WitnessSearch:
         self, atom_keys: frozenset[AtomKey], granting: list[tuple[Rule, Endpoint]]
     ) -> Found | None:
         exemplars = string_exemplars(granting)
-        wanted = self._preferences(atom_keys, exemplars, granting)
+        wanted, together = self._preferences(atom_keys, exemplars, granting)
         solver = self.search.solver
         solver.push()
         try:
-            found = self._attempt(atom_keys, wanted, exemplars)
+            found = self._attempt(atom_keys, together, exemplars)
             if found is not None:
                 return found
             # The deciding attempt: no preference, the whole remaining budget.
@@ -112,7 +113,10 @@ class WitnessSearch:
         atom_keys: Iterable[AtomKey],
         exemplars: dict[str, list[str]],
         granting: list[tuple[Rule, Endpoint]],
-    ) -> list[z3.BoolRef]:
+    ) -> tuple[list[z3.BoolRef], list[z3.BoolRef]]:
+        """The preferences, most important first, for the greedy search; and those
+        worth asking all at once (without the fallbacks: a fallback only stands in for
+        an earlier preference, so asking both at once almost always fails)."""
         by_field: dict[str, list[AtomKey]] = {}
         for key in sorted(atom_keys):
             by_field.setdefault(key[0], []).append(key)
@@ -131,11 +135,13 @@ class WitnessSearch:
                 if ("ancestor", *key[1:]) in set(by_field.get("ancestor", []))
             ]
             out.append(mk_and(same, self.ctx) if same else None)
-        out.append(cells("host"))
-        out.extend(scalar_preferences(self.action, granting))
-        out.append(cells("method"))
-        out.append(cells("path"))
-        return [p for p in out if p is not None]
+        host, method, path = cells("host"), cells("method"), cells("path")
+        lists: list[list[z3.BoolRef]] = []
+        for fallbacks in (True, False):
+            scalars = scalar_preferences(self.action, granting, fallbacks=fallbacks)
+            chosen = [*out, host, *scalars, method, path]
+            lists.append([p for p in chosen if p is not None])
+        return lists[0], lists[1]
 
 
 def _satisfies(found: Found, preference: z3.BoolRef) -> bool:
