@@ -188,7 +188,7 @@ class _ModeSolver:
             identity=identity,
             like=None if like is None else like.action,
         )
-        self.atoms = StringAtoms(self.action.globs)
+        self.atoms = StringAtoms(self.action.globs, "strict" if identity else "relaxed")
         self.relations = (
             like.relations
             if like is not None
@@ -197,10 +197,16 @@ class _ModeSolver:
         tick = budget.checkpoint
         self.cand = PolicyTerms(candidate, self.action, identity, self.atoms, tick)
         self.bound = PolicyTerms(boundary, self.action, identity, self.atoms, tick)
-        self.solver = make_solver(ctx)
-        # The main query mentions no string: only the scalar parts of the domain.
-        domain = scalar_domain(self.action)
-        self.solver.add(*domain["ip"], *domain["port"])
+        if like is not None and like.solver.num_scopes() == 0:
+            # The same scalar domain over the same address and port: only string atoms
+            # and query classes differ between modes, and the earlier mode asserted
+            # those in scopes it has popped. Reusing the solver spares its set-up.
+            self.solver = like.solver
+        else:
+            self.solver = make_solver(ctx)
+            # The main query mentions no string: only the scalar parts of the domain.
+            domain = scalar_domain(self.action)
+            self.solver.add(*domain["ip"], *domain["port"])
         oracle = StringOracle(self.action, self.atoms, self.checker.check)
         self.search = LazySearch(self.solver, self.atoms, oracle, self.checker.check)
         self.witnesses = WitnessSearch(self.action, self.atoms, self.search)

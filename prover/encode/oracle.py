@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import z3
 
@@ -66,14 +67,22 @@ class StringOracle:
         self.atoms = atoms
         self.ctx = action.ctx
         self._check = check
-        self._solver = make_solver(self.ctx)
-        self._domain = domain_regexes(action)
         self._pin_regexes: dict[str, z3.ReRef] | None = None
         self._short = False
         # Answers are facts about strings, the same in every scope of the check: each
         # question goes to Z3 once. (A check that gave up raises and is not kept.)
         self._held: dict[tuple[str, tuple[Literal, ...], bool, str], bool] = {}
         self._realised: dict[tuple[str, tuple[Literal, ...], bool], z3.ModelRef | None] = {}
+
+    # The solver and the domain languages are built on first use: a check that finds no
+    # exceeding model (most within answers) never asks the oracle anything.
+    @cached_property
+    def _solver(self) -> z3.Solver:
+        return make_solver(self.ctx)
+
+    @cached_property
+    def _domain(self) -> dict[str, z3.ReRef]:
+        return domain_regexes(self.action)
 
     @property
     def _pins(self) -> dict[str, z3.ReRef]:

@@ -40,8 +40,10 @@ def atom_key(field: str, kind: str, pattern: str) -> AtomKey:
 class StringAtoms:
     """The Boolean atoms of one context, with their meaning as regular languages."""
 
-    def __init__(self, globs: GlobCompiler) -> None:
+    def __init__(self, globs: GlobCompiler, name: str = "") -> None:
+        """``name`` keeps the atoms of registries sharing a context apart."""
         self.globs = globs
+        self._prefix = f"atom_{name}_" if name else "atom_"
         self.ctx = globs.ctx
         self._atoms: dict[AtomKey, z3.BoolRef] = {}
 
@@ -49,7 +51,7 @@ class StringAtoms:
         key = atom_key(field, kind, pattern)
         atom = self._atoms.get(key)
         if atom is None:
-            atom = z3.Bool(f"atom_{len(self._atoms)}", self.ctx)
+            atom = z3.Bool(f"{self._prefix}{len(self._atoms)}", self.ctx)
             self._atoms[key] = atom
         return Term(atom, frozenset((key,)))
 
