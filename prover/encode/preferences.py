@@ -58,30 +58,26 @@ def string_exemplars(granting: Iterable[tuple[Rule, Endpoint]]) -> dict[str, lis
 
 
 def scalar_preferences(
-    action: SymbolicAction,
-    granting: Iterable[tuple[Rule, Endpoint]],
-    *,
-    fallbacks: bool = True,
-) -> list[z3.BoolRef]:
-    """Preferences on the non-string fields, most important first. ``fallbacks=False``
-    leaves out the ones that only stand in for an earlier one that cannot be had (an
-    address the endpoints list, or a private one, instead of ``8.8.8.8``): all the
-    others at once are then worth trying together."""
+    action: SymbolicAction, granting: Iterable[tuple[Rule, Endpoint]]
+) -> list[tuple[z3.BoolRef, bool]]:
+    """Preferences on the non-string fields, most important first, each with whether it
+    is a *fallback*: one that only stands in for an earlier one that cannot be had (an
+    address the endpoints list, or a private one, instead of ``8.8.8.8``). All the
+    others at once are worth trying together; a fallback with them almost never is."""
     pairs = list(granting)
     layers = {endpoint.layer for _, endpoint in pairs}
     listed: list[IPAddress] = [
         network.network_address for _, endpoint in pairs for network in endpoint.allowed_ips
     ]
     out = [
-        z3.Not(action.trusted_gateway),
-        z3.Not(action.ip.is_v6),
-        action.ip.equals(PREFERRED_ADDRESS),
+        (z3.Not(action.trusted_gateway), False),
+        (z3.Not(action.ip.is_v6), False),
+        (action.ip.equals(PREFERRED_ADDRESS), False),
     ]
-    if fallbacks:
-        listed.append(PRIVATE_ADDRESS)
-        out.append(z3.Or(*[action.ip.equals(address) for address in _unique(listed)]))
+    listed.append(PRIVATE_ADDRESS)
+    out.append((z3.Or(*[action.ip.equals(address) for address in _unique(listed)]), True))
     if len(layers) == 1:
-        out.append(action.is_rest == z3.BoolVal(layers == {"rest"}, action.ctx))
+        out.append((action.is_rest == z3.BoolVal(layers == {"rest"}, action.ctx), False))
     return out
 
 

@@ -135,13 +135,14 @@ class WitnessSearch:
                 if ("ancestor", *key[1:]) in set(by_field.get("ancestor", []))
             ]
             out.append(mk_and(same, self.ctx) if same else None)
-        host, method, path = cells("host"), cells("method"), cells("path")
-        lists: list[list[z3.BoolRef]] = []
-        for fallbacks in (True, False):
-            scalars = scalar_preferences(self.action, granting, fallbacks=fallbacks)
-            chosen = [*out, host, *scalars, method, path]
-            lists.append([p for p in chosen if p is not None])
-        return lists[0], lists[1]
+        scalars = scalar_preferences(self.action, granting)
+        fallbacks = [term for term, fallback in scalars if fallback]
+        out.append(cells("host"))
+        out.extend(term for term, _ in scalars)
+        out.append(cells("method"))
+        out.append(cells("path"))
+        wanted = [p for p in out if p is not None]
+        return wanted, [p for p in wanted if not any(p is f for f in fallbacks)]
 
 
 def _satisfies(found: Found, preference: z3.BoolRef) -> bool:
