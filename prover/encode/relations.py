@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
+from functools import cached_property
 
 import z3
 
@@ -57,8 +58,12 @@ class Relations:
         # Keyed by (kind, pattern) pairs: the field does not matter (binary and ancestor
         # share their patterns' relations).
         self._cache: dict[tuple[tuple[str, str], tuple[str, str]], Relation] = {}
-        self._solver = make_solver(self.ctx)
         self._subject = z3.String("relation_subject", self.ctx)
+
+    @cached_property
+    def _solver(self) -> z3.Solver:
+        """Made on first use: most relations are decided in Python."""
+        return make_solver(self.ctx)
 
     def relation(self, left: Key, right: Key) -> Relation:
         """The relation of two atoms' languages (same field, any kinds)."""
