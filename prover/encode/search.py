@@ -55,6 +55,9 @@ class LazySearch:
         self.oracle = oracle
         self._check = check
         self.learned: list[tuple[z3.BoolRef, frozenset[AtomKey]]] = []
+        #: After a run that found nothing: the assumptions of its last, unsatisfiable
+        #: check that Z3 named as conflicting (its unsat core).
+        self.last_core: list[z3.BoolRef] = []
 
     def relevant_learned(self, atoms: frozenset[AtomKey]) -> list[z3.BoolRef]:
         """Clauses learned earlier (deciding mode) that only mention ``atoms``."""
@@ -77,8 +80,10 @@ class LazySearch:
         for key in sorted(atom_keys):
             by_field.setdefault(key[0], []).append(key)
         wanted = list(dict.fromkeys([*fields]))
+        self.last_core = []
         while True:
             if self._check(self.solver, list(assumptions), short) == z3.unsat:
+                self.last_core = list(self.solver.unsat_core()) if assumptions else []
                 return None
             model = self.solver.model()
             strings: dict[str, str] = {}

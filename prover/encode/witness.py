@@ -52,6 +52,17 @@ class WitnessSearch:
             found = self._attempt(atom_keys, together, exemplars)
             if found is not None:
                 return found
+            core = self.search.last_core
+            if len(core) == 1:
+                # One preference alone conflicts: the greedy search below would refuse it
+                # (it fails with any preferences kept, the clauses of this scope only
+                # grow) and keep every other one if they hold together. Ask that at once.
+                (culprit,) = core
+                rest = [p for p in together if not p.eq(culprit)]
+                if len(rest) < len(together):
+                    found = self._attempt(atom_keys, rest, exemplars)
+                    if found is not None:
+                        return found
             # The deciding attempt: no preference, the whole remaining budget.
             found = self._attempt(atom_keys, [], exemplars, short=False)
             if found is None:
