@@ -145,12 +145,12 @@ class StringOracle:
         if constant is None:
             return False
         domain_check = _DOMAIN_CHECKS.get(field)
-        if not canonical and (field not in self._domain or domain_check is not None):
+        if not canonical and domain_check is not None:
             # Every language left is decided in Python: the domain by its concrete
             # check, the atoms by their matcher (the caller's, the same glob reading as
             # their regexes). A value taken here is still only a candidate: it decides
             # nothing (no clause is learned from it) and every witness is replayed.
-            return domain_check is None or domain_check(value)
+            return domain_check(value)
         regexes = self._regexes(field, literals, canonical)
         if not regexes:
             return True
@@ -276,8 +276,9 @@ _CANONICAL_CHECKS: dict[str, Callable[[str], bool]] = {
 
 
 #: The action domain of each field (:func:`prover.encode.action.domain_regexes`) as a
-#: concrete check: the same language, lengths included.
+#: concrete check: the same language, lengths included (a host is any string).
 _DOMAIN_CHECKS: dict[str, Callable[[str], bool]] = {
+    "host": lambda value: True,
     "method": bool,
     "path": is_action_domain_path,
     "binary": is_action_domain_binary,
