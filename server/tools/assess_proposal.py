@@ -9,6 +9,7 @@ itself becomes an ``isError`` tool result.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Annotated, Any, Literal
 
@@ -76,6 +77,27 @@ OptionalText = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
 ]
 
+
+def _text_or_document(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A JSON document given as an object or list (clients such as the MCP Inspector
+    send JSON-looking arguments that way) is read as its JSON text."""
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return None if value is None else handler(value)
+
+
+#: The proposal body and credentials: JSON documents, as text or as JSON values.
+DocumentText = Annotated[
+    str,
+    WrapValidator(_text_or_document),
+    WithJsonSchema({"type": ["string", "object"]}),
+]
+OptionalDocument = Annotated[
+    str,
+    WrapValidator(_text_or_document),
+    WithJsonSchema({"type": ["string", "array", "null"]}),
+]
+
 INPUT_NAMES = ("current", "proposal", "credentials", "boundary", "accepted_risks", "registry")
 
 
@@ -129,12 +151,12 @@ class AssessProposalResult(RootModel[AssessedProposal | AssessNotRun]):
 async def assess_proposal(
     current: Annotated[str, Field(description="The current effective policy (text).")],
     proposal: Annotated[
-        str,
-        Field(description="The proposal body (JSON or YAML text)."),
+        DocumentText,
+        Field(description="The proposal body (JSON or YAML text, or a JSON object)."),
     ],
     credentials: Annotated[
-        OptionalText,
-        Field(description="A list of {name, type, target_hosts} (text)."),
+        OptionalDocument,
+        Field(description="A list of {name, type, target_hosts} (text or JSON)."),
     ] = None,
     boundary: Annotated[
         OptionalText,

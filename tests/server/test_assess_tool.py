@@ -73,7 +73,8 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
         "environment",
     ]
     assert sorted(tool.input_schema["required"]) == ["current", "proposal"]
-    assert properties["credentials"]["type"] == ["string", "null"]
+    assert properties["credentials"]["type"] == ["string", "array", "null"]
+    assert properties["proposal"]["type"] == ["string", "object"]
     assert properties["mode"]["enum"] == ["agent_authored", "mechanistic"]
     assert properties["mode"]["default"] == "agent_authored"
     timeout = properties["timeout_ms"]
@@ -117,6 +118,26 @@ async def test_the_tool_answers_like_the_cli_json_and_text(
     assert list(structured) == list(json.loads(cli_json))
     assert without_run_dependent(structured) == without_run_dependent(json.loads(cli_json))
     assert result.content[0].text == cli_text  # type: ignore[union-attr]
+
+
+async def test_a_proposal_and_credentials_given_as_json_values_are_read_as_their_text(
+    mode: str,
+) -> None:
+    """Clients such as the MCP Inspector send a JSON-looking argument as a JSON value."""
+    as_text = {"current": CURRENT, "proposal": NEW_HOST, "credentials": CREDENTIALS}
+    as_values = {
+        **as_text,
+        "proposal": json.loads(NEW_HOST),
+        "credentials": json.loads(CREDENTIALS),
+    }
+    async with Client(create_server(), mode=mode) as client:
+        expected = await client.call_tool("assess_proposal", as_text)
+        result = await client.call_tool("assess_proposal", as_values)
+    assert result.is_error is False and result.structured_content is not None
+    assert expected.structured_content is not None
+    for field in ("findings", "decision", "adds_access", "proposed_rule"):
+        assert result.structured_content[field] == expected.structured_content[field]
+    assert result.structured_content["receipt"]["credentials_sha256"] is not None
 
 
 async def test_credentials_given_as_json_text_are_read_as_text(mode: str) -> None:
