@@ -78,24 +78,30 @@ OptionalText = Annotated[
 ]
 
 
-def _text_or_document(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """A JSON document given as an object or list (clients such as the MCP Inspector
-    send JSON-looking arguments that way) is read as its JSON text."""
+def _object_as_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A JSON document given as an object (clients such as the MCP Inspector send
+    JSON-looking arguments that way) is read as its JSON text."""
+    return json.dumps(value) if isinstance(value, dict) else handler(value)
+
+
+def _document_as_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """As :func:`_object_as_text`, for a document that may also be a list; null is None."""
     if isinstance(value, dict | list):
         return json.dumps(value)
     return None if value is None else handler(value)
 
 
-#: The proposal body and credentials: JSON documents, as text or as JSON values.
+#: The proposal body (an object) and credentials (a list, or {credentials: [...]}):
+#: JSON documents, as text or as JSON values.
 DocumentText = Annotated[
     str,
-    WrapValidator(_text_or_document),
+    WrapValidator(_object_as_text),
     WithJsonSchema({"type": ["string", "object"]}),
 ]
 OptionalDocument = Annotated[
     str,
-    WrapValidator(_text_or_document),
-    WithJsonSchema({"type": ["string", "array", "null"]}),
+    WrapValidator(_document_as_text),
+    WithJsonSchema({"type": ["string", "array", "object", "null"]}),
 ]
 
 INPUT_NAMES = ("current", "proposal", "credentials", "boundary", "accepted_risks", "registry")

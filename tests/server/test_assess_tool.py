@@ -73,7 +73,7 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
         "environment",
     ]
     assert sorted(tool.input_schema["required"]) == ["current", "proposal"]
-    assert properties["credentials"]["type"] == ["string", "array", "null"]
+    assert properties["credentials"]["type"] == ["string", "array", "object", "null"]
     assert properties["proposal"]["type"] == ["string", "object"]
     assert properties["mode"]["enum"] == ["agent_authored", "mechanistic"]
     assert properties["mode"]["default"] == "agent_authored"
