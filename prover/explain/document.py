@@ -112,7 +112,8 @@ def load_document(data: Data) -> Loaded | None:
         authored = load_policy(dump_text(data), _CHECKPOINT.get())
         if shape_problem(authored, extended=True) is not None:
             return None
-        return Loaded(data=data, authored=authored, policy=read_policy(authored).upper)
+        reading = read_policy(authored, checkpoint=_CHECKPOINT.get())
+        return Loaded(data=data, authored=authored, policy=reading.upper)
     except BudgetExhausted:
         raise  # out of time: the explanation stops (see ``core._out_of_time``)
     except Exception:  # an edit that breaks the policy is simply not an option

@@ -107,10 +107,10 @@ def check_extended(
         reason = "; ".join(shown[:MAX_SHAPE_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
         return CheckOutcome.unsupported(SHAPE, reason)
     coupled = coupled_endpoints(candidate, boundary, budget.checkpoint) - omit
-    cand = read_policy(candidate, omit=omit)
+    cand = read_policy(candidate, omit=omit, checkpoint=budget.checkpoint)
     if extra:
         cand = replace(cand, restricting=middleware_selectors(candidate, extra))
-    bound = read_policy(boundary, omit=omit, coupled=coupled)
+    bound = read_policy(boundary, omit=omit, coupled=coupled, checkpoint=budget.checkpoint)
     noted = (f"candidate-only middlewares ({_names(extra)}) read as restrictions",) if extra else ()
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs + noted))
     outcome = _decide(cand, bound, budget, evidence)

@@ -58,11 +58,24 @@ def _step(tokens: tuple[str, ...], position: int, char: str) -> list[int]:
     return []
 
 
+def _ends_agree(first: str, second: str) -> bool:
+    """The literal starts of two patterns (up to their first ``*``) agree where both
+    have a character: a host matching both begins with both. A necessary condition,
+    and cheap: it settles most pairs of distinct wildcard hosts without the search."""
+    head_a, head_b = first.split("*", 1)[0], second.split("*", 1)[0]
+    shorter = min(len(head_a), len(head_b))
+    return head_a[:shorter] == head_b[:shorter]
+
+
 @lru_cache(maxsize=65536)
 def hosts_intersect(first: str, second: str) -> bool:
     """Whether some host matches both lower-cased host globs."""
     if first == second or ANY_HOST in (first, second):
         return True
+    if "*" not in first and "*" not in second:
+        return False  # two exact hosts: each matches only itself
+    if not _ends_agree(first, second) or not _ends_agree(first[::-1], second[::-1]):
+        return False
     a, b = _tokens(first), _tokens(second)
     alphabet = {t for t in a + b if t not in (_STAR, _DOUBLE)} | {".", _OTHER}
     start = [(i, j) for i in _closure(a, 0) for j in _closure(b, 0)]

@@ -47,8 +47,11 @@ endpoint beside a single configured one loses only its own grants.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from heapq import merge
 from typing import TYPE_CHECKING, Literal
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
@@ -126,6 +129,7 @@ class Reading:
     source: AuthoredPolicy | None = field(default=None, compare=False, repr=False)
     omit: frozenset[Slot] = field(default=frozenset(), compare=False, repr=False)
     coupled: frozenset[Slot] = field(default=frozenset(), compare=False, repr=False)
+    checkpoint: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -135,7 +139,13 @@ class Reading:
         """The same policy read for one way in only."""
         if channel == self.channel or self.source is None:
             return self
-        read = read_policy(self.source, channel, omit=self.omit, coupled=self.coupled)
+        read = read_policy(
+            self.source,
+            channel,
+            omit=self.omit,
+            coupled=self.coupled,
+            checkpoint=self.checkpoint,
+        )
         return replace(read, restricting=self.restricting)
 
 
@@ -392,12 +402,37 @@ def _plain_l4(item: _Endpoint) -> bool:
     return item.handling == ("l4",) and section.access is None and not section.rules
 
 
+#: Endpoint pairs compared between two calls of the caller's ``checkpoint``.
+CHECKPOINT_EVERY_PAIRS = 256
+
+
+def _may_overlap(members: list[int], items: list[_Endpoint]) -> Iterator[tuple[int, int]]:
+    """The pairs of one port's endpoints (positions, ascending, in the order of an
+    all-pairs scan) whose hosts may meet: two exact hosts only when equal, a wildcard
+    with every other. Thousands of exact hosts on one port cost a pass, not every pair."""
+    host = {position: items[position].upper.host for position in members}
+    wild = [p for p in members if "*" in host[p]]
+    same: dict[str, list[int]] = defaultdict(list)
+    for position in members:
+        if "*" not in host[position]:
+            same[host[position]].append(position)
+    for i, first in enumerate(members):
+        if "*" in host[first]:
+            seconds: Iterable[int] = members[i + 1 :]
+        else:
+            group = same[host[first]]
+            seconds = merge(wild[bisect_right(wild, first) :], group[bisect_right(group, first) :])
+        for second in seconds:
+            yield first, second
+
+
 def read_policy(
     policy: AuthoredPolicy,
     channel: Channel = "any",
     *,
     omit: frozenset[Slot] = frozenset(),
     coupled: frozenset[Slot] = frozenset(),
+    checkpoint: Callable[[], None] | None = None,
 ) -> Reading:
     """Both bounds of a policy that passed ``shape_problem(..., extended=True)``.
 
@@ -441,57 +476,58 @@ def read_policy(
             by_port.setdefault(port, []).append(position)
     seen: set[tuple[int, int]] = set()
     for members in by_port.values():
-        for i, first in enumerate(members):
-            for second in members[i + 1 :]:
-                if (first, second) in seen:
-                    continue
-                seen.add((first, second))
-                a, b = items[first], items[second]
-                shared = _overlap(a, b)
-                same_pick = {_slot(a), _slot(b)} <= coupled
-                why = _conflict(a, b, shared, same_pick=same_pick) if shared else None
-                if why is None:
-                    if shared and _configured(a) and _configured(b):
-                        # Alone on a connection a configuration is chosen without a
-                        # selector check, and audit forwards every message; beside
-                        # another, its path selects: messages off the path are refused.
-                        for position, item in ((first, a), (second, b)):
-                            if _unchecked_path(item):
-                                path_conflicts.add(position)
-                    continue
-                named = (
-                    f"rule '{a.rule_key}' endpoint {a.index} and rule '{b.rule_key}' endpoint "
-                    f"{b.index} ({why})"
-                )
-                if why == "inspection" and not (_configured(a) and _configured(b)):
-                    # An unconfigured L4 endpoint beside a configured one: whenever a
-                    # rule with the configured one matches the process, the runtime
-                    # handles the connection by that configuration and the L4 endpoint
-                    # adds nothing; otherwise it is raw access. That is exact (a Shadow)
-                    # unless the L4 endpoint carries rules of its own, which then join
-                    # the inspected union.
-                    plain, other = (first, second) if not _configured(a) else (second, first)
-                    if _plain_l4(items[plain]):
-                        shadows.setdefault(plain, []).append(
-                            Shadow(
-                                items[other].upper.host,
-                                items[other].upper.ports,
-                                binaries[items[other].rule_key],
-                            )
+        for first, second in _may_overlap(members, items):
+            if (first, second) in seen:
+                continue
+            seen.add((first, second))
+            if checkpoint is not None and len(seen) % CHECKPOINT_EVERY_PAIRS == 0:
+                checkpoint()
+            a, b = items[first], items[second]
+            shared = _overlap(a, b)
+            same_pick = {_slot(a), _slot(b)} <= coupled
+            why = _conflict(a, b, shared, same_pick=same_pick) if shared else None
+            if why is None:
+                if shared and _configured(a) and _configured(b):
+                    # Alone on a connection a configuration is chosen without a
+                    # selector check, and audit forwards every message; beside
+                    # another, its path selects: messages off the path are refused.
+                    for position, item in ((first, a), (second, b)):
+                        if _unchecked_path(item):
+                            path_conflicts.add(position)
+                continue
+            named = (
+                f"rule '{a.rule_key}' endpoint {a.index} and rule '{b.rule_key}' endpoint "
+                f"{b.index} ({why})"
+            )
+            if why == "inspection" and not (_configured(a) and _configured(b)):
+                # An unconfigured L4 endpoint beside a configured one: whenever a
+                # rule with the configured one matches the process, the runtime
+                # handles the connection by that configuration and the L4 endpoint
+                # adds nothing; otherwise it is raw access. That is exact (a Shadow)
+                # unless the L4 endpoint carries rules of its own, which then join
+                # the inspected union.
+                plain, other = (first, second) if not _configured(a) else (second, first)
+                if _plain_l4(items[plain]):
+                    shadows.setdefault(plain, []).append(
+                        Shadow(
+                            items[other].upper.host,
+                            items[other].upper.ports,
+                            binaries[items[other].rule_key],
                         )
-                    else:
-                        conflicts.append(named)
-                        lose_grants.add(plain)
-                    continue
-                conflicts.append(named)
-                if why == "credentials":
-                    # Plain requests are allowed by the union either way; only what the
-                    # proxy adds depends on the selection.
-                    credential_conflicts.update((first, second))
-                    continue
-                lose_grants.update((first, second))
-                if _l7(a) != _l7(b):
-                    drop_denies.update((first, second))
+                    )
+                else:
+                    conflicts.append(named)
+                    lose_grants.add(plain)
+                continue
+            conflicts.append(named)
+            if why == "credentials":
+                # Plain requests are allowed by the union either way; only what the
+                # proxy adds depends on the selection.
+                credential_conflicts.update((first, second))
+                continue
+            lose_grants.update((first, second))
+            if _l7(a) != _l7(b):
+                drop_denies.update((first, second))
 
     fail_closed = _fail_closed(policy)
     for item in items:
@@ -560,6 +596,7 @@ def read_policy(
         source=policy,
         omit=omit,
         coupled=coupled,
+        checkpoint=checkpoint,
     )
 
 
