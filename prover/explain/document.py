@@ -47,7 +47,8 @@ def reading_under(checkpoint: Callable[[], None]) -> Iterator[None]:
         _CHECKPOINT.reset(token)
 
 
-def _tick() -> None:
+def tick() -> None:
+    """Call the running explanation's checkpoint, if any (raises at its deadline)."""
     checkpoint = _CHECKPOINT.get()
     if checkpoint is not None:
         checkpoint()
@@ -73,7 +74,7 @@ def read_data(text: str | bytes) -> Data:
 def dump_text(data: Data) -> str:
     """YAML text of ``data``; JSON (also YAML) if PyYAML's YAML 1.1 quoting would not read
     back identically under the strict YAML 1.2 reader."""
-    _tick()
+    tick()
     text = yaml.dump(
         data,
         Dumper=_DUMPER,

@@ -30,8 +30,9 @@ from prover.checks.glob_containment import binary_within
 from prover.checks.structural import endpoint_grant_covered
 from prover.concrete import method_matches
 from prover.concrete.filesystem import path_is_covered, readable_paths
-from prover.explain.document import filesystem_key
+from prover.explain.document import filesystem_key, tick
 from prover.explain.models import Violation
+from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.model import Endpoint, HttpRule, Policy, Rule
 
 _ANY_PATH = ("", "**", "/**")
@@ -89,14 +90,24 @@ def _entries(endpoint: Endpoint) -> list[Endpoint]:
     return [replace(shape, index=0, ports=(port,)) for shape in shapes for port in endpoint.ports]
 
 
+def _pattern(host: str) -> str:
+    return host.lower() or ANY_HOST
+
+
 def _unit_inside(binary: str | None, unit: Endpoint, boundary: Policy) -> bool:
+    tick()  # the explanation's deadline: a unit against every boundary endpoint
     for rule in boundary.rules:
         if binary is None:
             if rule.binaries:
                 continue
         elif not any(binary_within(binary, theirs) for theirs in rule.binaries):
             continue
-        if any(endpoint_grant_covered(theirs, unit) for theirs in rule.endpoints if theirs.grants):
+        if any(
+            endpoint_grant_covered(theirs, unit)
+            for theirs in rule.endpoints
+            # a host that cannot even meet the unit's cannot contain it (cheap, cached)
+            if theirs.grants and hosts_intersect(_pattern(unit.host), _pattern(theirs.host))
+        ):
             return True
     return False
 
