@@ -377,6 +377,29 @@ def inspect_option(doc: Loaded, grants: list[Grant]) -> Option:
     return Option("narrow", "inspect " + ", ".join(places) + " (drop tls: skip)", edits, data)
 
 
+def _narrowing_targets(
+    doc: Loaded, grants: list[Grant], candidates: list[Candidate]
+) -> list[Candidate]:
+    """The boundary entries to narrow into: the closest ones, but first those failing on
+    the host alone when that host lies inside a granting endpoint's (a wildcard narrows
+    to it), which the closeness order ranks no nearer than any other host."""
+    patterns = [
+        rule_by_key(doc, g.rule_key).endpoints[g.endpoint_index].host
+        for g in grants
+        if g.rule_key is not None and g.endpoint_index is not None
+    ]
+
+    def inside(candidate: Candidate) -> bool:
+        host = candidate.endpoint.host
+        return candidate.failing == frozenset({"host"}) and any(
+            host_contains(pattern, host) for pattern in patterns
+        )
+
+    preferred = [c for c in candidates if inside(c)]
+    rest = [c for c in candidates if not inside(c)]
+    return (preferred + rest)[:MAX_TARGETS]
+
+
 def network_options(
     doc: Loaded,
     boundary: Loaded,
@@ -397,7 +420,7 @@ def network_options(
         except NotNarrowable as exc:
             rejected.append(Rejection("drop only the action's binary", str(exc)))
         return options, rejected
-    targets = candidates[:MAX_TARGETS]
+    targets = _narrowing_targets(doc, grants, candidates)
     try:  # first: among fixes that keep as much, the smallest edit wins
         options.append(drop_binaries_option(doc, grants, action))
     except NotNarrowable:

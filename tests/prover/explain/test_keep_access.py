@@ -291,3 +291,27 @@ def test_the_first_releases_filesystem_section_name_is_fixed_in_place() -> None:
     fixed = read_policy_data(explanation.fixed_candidate or "")
     assert fixed["filesystem"]["read_only"] == ["/usr"]
     assert "read_write" not in fixed["filesystem"] or not fixed["filesystem"]["read_write"]
+
+
+def test_a_wildcard_narrows_to_the_boundary_host_inside_it_whatever_its_rank() -> None:
+    """Found by an agent: the boundary host inside ``*.visualstudio.com`` was its fourth
+    endpoint, and only the three nearest (all failing on host alike) were tried."""
+    boundary = (
+        "version: 1\nnetwork_policies:\n  vscode:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints:\n"
+        "      - {host: update.code.visualstudio.com, port: 443}\n"
+        "      - {host: '*.vo.msecnd.net', port: 443}\n"
+        "      - {host: vscode.download.prss.microsoft.com, port: 443}\n"
+        "      - {host: marketplace.visualstudio.com, port: 443}\n"
+    )
+    candidate = (
+        "version: 1\nnetwork_policies:\n  v:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints: [{host: '*.visualstudio.com', port: 443}]\n"
+    )
+    explanation = explain(candidate, boundary)
+
+    assert explanation.fix_verified
+    (violation,) = explanation.violations
+    assert violation.fix_kind == "narrow"
+    fixed = read_policy_data(explanation.fixed_candidate or "")["network_policies"]["v"]
+    assert fixed["endpoints"] == [{"host": "marketplace.visualstudio.com", "port": 443}]
