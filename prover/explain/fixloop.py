@@ -12,6 +12,7 @@ budget and ``max_violations``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -277,6 +278,23 @@ def _try(
     return loaded, session.check_against_boundary(option.data), None
 
 
+_RULE_NAMED = re.compile(r"rule '([^']*)'")
+
+
+def _blames(outcome: CheckOutcome, option: Option) -> bool:
+    """Whether an undecided re-check may be this option's doing: its reason names no
+    rule, or names a rule the option edits. A reason about another rule (an endpoint
+    outside the model elsewhere in the candidate) would meet every option alike, so it
+    is no reason to prefer deleting over narrowing."""
+    named = set(_RULE_NAMED.findall(outcome.reason or ""))
+    edited = {
+        str(edit.location[1])
+        for edit in option.edits
+        if len(edit.location) > 1 and edit.location[0] == "network_policies"
+    }
+    return not named or bool(named & edited)
+
+
 def fix_violation(
     session: Session,
     doc: Loaded,
@@ -309,6 +327,7 @@ def fix_violation(
             and not stopped_by_time(outcome)
             and not _fixable(outcome)
             and not last
+            and _blames(outcome, option)
         ):
             rejected.append(
                 Rejection(

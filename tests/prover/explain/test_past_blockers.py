@@ -95,3 +95,32 @@ def test_an_exceed_beside_a_shared_entry_outside_the_model_is_reported_not_garbl
     assert blocker.reason_code == "unsupported_policy_shape"
     assert "rule 'any' endpoint 0 host uses an unsupported pattern" in (blocker.reason or "")
     assert "both policies" in (explanation.enumeration.stopped_because or "")
+
+
+def test_an_unmodelled_rule_elsewhere_does_not_turn_a_narrowing_into_a_deletion() -> None:
+    """Found by an agent: the narrowing's re-check was unsupported because of another
+    rule (protocol sql), which every option meets alike, so the rule was deleted."""
+    candidate = (
+        "version: 1\nnetwork_policies:\n"
+        "  db:\n    endpoints: [{host: db.example.com, port: 5432, protocol: sql}]\n"
+        "    binaries: [{path: /usr/bin/psql}]\n"
+        "  api:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest,"
+        " enforcement: enforce, access: read-only}]\n"
+        "    binaries: [{path: /usr/bin/curl}]\n"
+    )
+    boundary = (
+        "version: 1\nnetwork_policies:\n"
+        "  api:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest,"
+        " enforcement: enforce, rules: [{allow: {method: GET, path: '/**'}}]}]\n"
+        "    binaries: [{path: /usr/bin/curl}]\n"
+    )
+    explanation = explain(candidate, boundary)
+
+    (violation,) = explanation.violations
+    assert violation.fix_kind == "narrow"
+    (blocker,) = explanation.blockers
+    assert "rule 'db'" in (blocker.reason or "")
+    partial = read_policy_data(explanation.partial_candidate or "")["network_policies"]
+    assert "api" in partial and "db" in partial
+    methods = {r["allow"]["method"] for r in partial["api"]["endpoints"][0]["rules"]}
+    assert "GET" in methods
