@@ -22,6 +22,12 @@ from typing import Literal
 from prover.proposal.assessment import ProposalAssessment
 from prover.proposal.boundary import boundary_exceeded, boundary_failed
 
+#: An agent left out the boundary and read auto_approvable as "allowed" for a new host.
+NO_BOUNDARY_WARNING = (
+    "no boundary was given: the proposal adds access, and nothing checked that it stays "
+    "within the environment's maximum policy; pass it as boundary before approving"
+)
+
 Decision = Literal["invalid", "blocked", "needs_review", "accepted", "auto_approvable"]
 
 
@@ -47,5 +53,7 @@ def decided(assessment: ProposalAssessment) -> ProposalAssessment:
     exceeded = boundary_exceeded(assessment)
     if exceeded is not None:
         update["approval_blockers"] = [*assessment.approval_blockers, exceeded]
+    if assessment.boundary is None and assessment.adds_access and assessment.merged_policy:
+        update["warnings"] = [*assessment.warnings, NO_BOUNDARY_WARNING]
     settled = assessment.model_copy(update=update)
     return settled.model_copy(update={"decision": decision_of(settled)})

@@ -258,3 +258,11 @@ def test_each_check_receipt_counts_its_own_time_not_the_shared_budget_age() -> N
     assert assessment.boundary is not None
     assert assessment.boundary["result"] == "exceeds_boundary"
     assert 0 <= assessment.boundary["receipt"]["elapsed_ms"] < 5_000
+
+
+def test_a_proposal_adding_access_without_a_boundary_says_nothing_bounded_it() -> None:
+    assessment = assess(GH_READ, "pypi", rule([endpoint("pypi.org")], "/usr/bin/pip"))
+    assert assessment.boundary is None and assessment.adds_access is True
+    assert any(w.startswith("no boundary was given") for w in assessment.warnings)
+    redundant = assess(GH_READ, "gh", GH_READ["gh"])
+    assert not any(w.startswith("no boundary was given") for w in redundant.warnings)
