@@ -68,7 +68,8 @@ _CODE_HINTS: dict[str, list[str]] = {
         "Remove duplicate rules, endpoints and allowed_ips entries.",
     ],
     ReasonCode.SOLVER_TIMEOUT: [
-        "Run again with a longer time limit (--timeout 30s, or timeout_ms=30000).",
+        "Run again with a longer time limit (timeout_ms: 30000 in a tool call; --timeout 30s "
+        "on the command line).",
         "Or split the policy and check the parts; wildcard hosts that overlap many "
         "endpoints on the same port make the check slower.",
     ],
@@ -289,9 +290,13 @@ def input_hints(reason: str) -> list[str]:
             "Pass a readable regular file of UTF-8 policy text, at most 4 MiB "
             f"({reason}), then explain again."
         ]
-    which = "boundary" if "boundary policy" in reason else "candidate"
-    detail = reason.split("invalid policy: ", 1)[-1]
-    hints = [f"Fix the {which} policy text ({detail}), then explain again."]
+    # Both policies' problems come in one reason ("invalid candidate policy: ...;
+    # invalid boundary policy: ..."): one hint per policy, each with its own details.
+    hints = []
+    for part in re.split(r"; (?=invalid (?:candidate|boundary) policy: )", reason):
+        which = "boundary" if part.startswith("invalid boundary policy") else "candidate"
+        detail = part.split("invalid policy: ", 1)[-1]
+        hints.append(f"Fix the {which} policy text ({detail}), then explain again.")
     if "unknown field" in reason:
         hints.append(
             "Remove or rename the unknown field: the policy schema is closed (metadata and "

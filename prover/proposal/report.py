@@ -75,7 +75,7 @@ def render_text(assessment: ProposalAssessment) -> str:
     active = [f for f in a.findings if not f.accepted]
     accepted = [f for f in a.findings if f.accepted]
     if not a.findings:
-        lines += ["No new findings. The proposal adds no tracked risk.", ""]
+        lines += ["No new tracked-risk findings (see Adds access and Boundary below).", ""]
     else:
         lines.append("Finding Summary")
         for finding in active:
