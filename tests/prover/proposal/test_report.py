@@ -27,7 +27,8 @@ def test_report_shows_summary_panels_and_review_verdict() -> None:
 def test_clean_report_passes_with_exit_0() -> None:
     assessment = assess(None, "pypi", rule([endpoint("pypi.org")], "/usr/bin/pip"))
     text = render_text(assessment)
-    assert "No new tracked-risk findings" in text and text.endswith("PASS — nothing new needs review.\n")
+    assert "No new tracked-risk findings" in text
+    assert text.endswith("PASS — nothing new needs review.\n")
     assert exit_code(assessment) == 0
 
 
