@@ -37,7 +37,8 @@ EnvironmentArgument = Annotated[
     WrapValidator(_none_or_text),
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
     Field(
-        description="Image facts, YAML/JSON (workdir, user, users, groups, symlinks, "
-        "symlinks_complete_beneath); omitted: server default; empty: none."
+        description="Image facts, YAML/JSON: version: 1 and any of workdir, user, users, "
+        "groups, symlinks, symlinks_complete_beneath (example: the schema resource); "
+        "omitted: server default; empty: none."
     ),
 ]
