@@ -186,13 +186,13 @@ def _filesystem(reason: str, candidate: Data, boundary: Data) -> tuple[list[str]
             "everything."
         )
     hints.append("List the same paths in both policies whenever you can.")
-    if related:
-        hints.append(
-            "Or pass environment evidence (the `environment` argument, --environment) with "
-            f"{related[0]} in symlinks_complete_beneath: with no unknown symlink beneath "
-            "it, the prover compares the paths by prefix (format: the policy schema "
-            "resource, x-policy-prover.environment)."
-        )
+    beneath = related[0] if related else "/"
+    hints.append(
+        "Or pass environment evidence (the `environment` argument, --environment) with "
+        f"{beneath} in symlinks_complete_beneath: with no unknown symlink there, the "
+        "prover resolves the paths and compares them by prefix (format: the policy schema "
+        "resource, x-policy-prover.environment; `policy-prover environment` writes it)."
+    )
     locations = [f"candidate: {p}" for p in filesystem_locations(candidate, path)]
     return hints, locations
 
