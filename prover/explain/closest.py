@@ -221,6 +221,16 @@ def _deny_mismatches(boundary: Policy, action: NetworkAction) -> list[Mismatch]:
     return found
 
 
+def _common_labels(first: str, second: str) -> int:
+    """How many trailing DNS labels two hosts (or host patterns) share."""
+    count = 0
+    for a, b in zip(reversed(first.split(".")), reversed(second.lower().split(".")), strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
 def network_candidates(boundary: Policy, action: NetworkAction) -> list[Candidate]:
     """Every boundary endpoint with its failing dimensions, closest first."""
     deny = _deny_mismatches(boundary, action)
@@ -230,12 +240,15 @@ def network_candidates(boundary: Policy, action: NetworkAction) -> list[Candidat
         for endpoint in rule.endpoints
     ]
     order = {id(c): i for i, c in enumerate(found)}
+    host = action.host.lower()
 
-    def distance(c: Candidate) -> tuple[int, int, int]:
+    def distance(c: Candidate) -> tuple[int, int, int, int]:
         # Fewest failing dimensions first; among equals, one that reaches the same
-        # destination (host, port, layer) before one that differs only in who or what.
+        # destination (host, port, layer) before one that differs only in who or what,
+        # then the host sharing the most trailing labels with the action's
+        # (update.code.visualstudio.com before api.nvidia.com for a.visualstudio.com).
         weight = sum(_WEIGHT.get(m.dimension, 1) for m in c.mismatches)
-        return (len(c.mismatches), weight, order[id(c)])
+        return (len(c.mismatches), weight, -_common_labels(host, c.endpoint.host), order[id(c)])
 
     return sorted(found, key=distance)
 

@@ -160,3 +160,19 @@ def test_a_boundary_without_any_grant_of_the_kind_has_no_closest_entry() -> None
         closest_boundary_rules(boundary, FilesystemCounterexample(access="read", path="/x")) == []
     )
     assert closest_boundary_rules(boundary, _network()) == []
+
+
+def test_among_entries_failing_on_host_alone_the_nearest_domain_comes_first() -> None:
+    boundary = normalize(
+        load_policy(
+            "version: 1\nnetwork_policies:\n  r:\n    binaries: [{path: /usr/bin/curl}]\n"
+            "    endpoints:\n"
+            "      - {host: integrate.api.nvidia.com, port: 443}\n"
+            "      - {host: marketplace.visualstudio.com, port: 443}\n"
+        )
+    )
+    closest = closest_boundary_rules(
+        boundary, _network(host="a.visualstudio.com", protocol="l4", method=None, path=None)
+    )
+    assert [m.dimension for m in closest[0].fails_on] == ["host"]
+    assert closest[0].path == "network_policies.r.endpoints[1]"
