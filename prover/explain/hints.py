@@ -130,6 +130,10 @@ def _extended(reason: str) -> tuple[list[str], list[str]] | None:
     return None
 
 
+#: Where one shape reason lists several problems ("candidate policy ...; boundary policy ...").
+_PROBLEMS = re.compile(r"; (?:and \d+ more$)?(?=(?:candidate|boundary) policy |$)")
+
+
 def _unsupported(reason: str, candidate: Data, boundary: Data) -> tuple[list[str], list[str]]:
     extended = _extended(reason)
     if extended is not None:
@@ -149,6 +153,15 @@ def _unsupported(reason: str, candidate: Data, boundary: Data) -> tuple[list[str
             ],
             [f"candidate: process.{field}", f"boundary: process.{field}"],
         )
+    problems = [p for p in _PROBLEMS.split(reason) if p]
+    if len(problems) > 1:  # every blocker of both policies, one after another
+        hints: list[str] = []
+        locations: list[str] = []
+        for problem in problems:
+            more_hints, more_locations = _unsupported(problem, candidate, boundary)
+            hints += [h for h in more_hints if h not in hints]
+            locations += [loc for loc in more_locations if loc not in locations]
+        return hints, locations
     match = _SIDE.match(reason)
     if not match:
         return [f"Rewrite the policies so that: {reason}."], []

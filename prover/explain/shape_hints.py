@@ -30,6 +30,18 @@ def shape_hints(side: str, rule: str | None, detail: str) -> list[str]:
             ],
         ),
         (
+            "has no port",
+            [f"In {where}, give the endpoint a port (or a ports list)."],
+        ),
+        (
+            "unknown protocol",
+            [
+                f"In {where}, use a protocol the runtime knows (rest, websocket, graphql, sql, "
+                "json-rpc, mcp, tcp, or none for L4); its validator refuses the policy "
+                "otherwise.",
+            ],
+        ),
+        (
             "no unambiguous host and port",
             [
                 f"In {where}, give every endpoint a host and exactly one of port or ports (not "

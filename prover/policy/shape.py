@@ -423,9 +423,8 @@ def shape_problems(
         for position, endpoint in enumerate(rule.endpoints):
             problem = _endpoint_problem(endpoint, extended=extended)
             if problem:
-                if extended:  # name the endpoint: "endpoint 2 host uses ..."
-                    problem = f"endpoint {position} {problem.removeprefix('endpoint ')}"
-                yield f"rule '{key}' {problem}"
+                where = f" (endpoint {position})" if extended else ""
+                yield f"rule '{key}' {problem}{where}"
     if not extended:
         problem = cross_endpoint_problem(policy)
         if problem is not None:

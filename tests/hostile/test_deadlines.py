@@ -115,13 +115,13 @@ def test_an_explanation_reads_and_dumps_documents_under_its_budget(
         )
 
     ticks: list[int] = []
-    original = explain_document._tick
+    original = explain_document.tick
 
     def counting_tick() -> None:
         ticks.append(1)
         original()
 
-    monkeypatch.setattr(explain_document, "_tick", counting_tick)
+    monkeypatch.setattr(explain_document, "tick", counting_tick)
     candidate, boundary = policy("POST"), policy("GET")
     fresh = CountedBudget(allowed=10**9)
     assert check_boundary(candidate, boundary, budget=fresh).outcome.verdict.value == (

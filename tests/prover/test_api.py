@@ -63,8 +63,8 @@ def test_every_shape_blocker_is_listed_in_one_unsupported_reason() -> None:
     assert outcome.verdict is Verdict.UNSUPPORTED
     reason = outcome.reason or ""
     assert "rule 'gh' uses an unsupported binary ('usr/bin/curl' at binaries[0])" in reason
-    assert "rule 'gh' endpoint 0 has no port" in reason
-    assert "rule 'pip' endpoint 0 has no port" in reason
+    assert "rule 'gh' has no port (endpoint 0)" in reason
+    assert "rule 'pip' has no port (endpoint 0)" in reason
     assert "unknown protocol 'htp' (the runtime's validator refuses it)" in reason
     # The reference gives its first reason only.
     reference = check_boundary(candidate, boundary, reference_semantics=True).outcome

@@ -128,3 +128,20 @@ def test_a_path_beneath_a_boundary_path_points_to_environment_evidence() -> None
     assert blocker.reason_code == "unresolved_filesystem_path"
     hint = blocker.rewrite_hints[-1]
     assert "environment" in hint and "symlinks_complete_beneath" in hint and "/workspace" in hint
+
+
+def test_every_problem_of_a_several_problem_reason_gets_its_own_hint_and_location() -> None:
+    candidate = (
+        "version: 1\nnetwork_policies:\n  gh:\n    binaries: [{path: usr/bin/curl}]\n"
+        "    endpoints:\n      - {host: api.github.com, protocol: htp}\n"
+        "  web:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints: [{host: '*', port: 443}]\n"
+    )
+    blockers = explain(candidate, "version: 1\n").blockers
+    first = blockers[0]  # the check's reason lists all four problems
+    assert first.reason is not None and first.reason.count("candidate policy") == 4
+    hints = " ".join(first.rewrite_hints)
+    assert "absolute paths" in hints and "give the endpoint a port" in hints
+    assert "protocol the runtime knows" in hints and "DNS labels" in hints
+    assert "candidate: network_policies.gh.binaries[0].path" in first.locations
+    assert "candidate: network_policies.web.endpoints[0].host" in first.locations

@@ -93,7 +93,9 @@ def test_an_exceed_beside_a_shared_entry_outside_the_model_is_reported_not_garbl
     assert explanation.summary.startswith("The candidate exceeds the boundary")
     (blocker,) = explanation.blockers
     assert blocker.reason_code == "unsupported_policy_shape"
-    assert "rule 'any' endpoint 0 host uses an unsupported pattern" in (blocker.reason or "")
+    assert "rule 'any' endpoint host uses an unsupported pattern (endpoint 0)" in (
+        blocker.reason or ""
+    )
     assert "both policies" in (explanation.enumeration.stopped_because or "")
 
 
