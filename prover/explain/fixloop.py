@@ -278,15 +278,21 @@ def _try(
     return loaded, session.check_against_boundary(option.data), None
 
 
-_RULE_NAMED = re.compile(r"rule '([^']*)'")
+_CANDIDATE_RULE = re.compile(r"candidate (?:policy )?rule '([^']*)'")
 
 
 def _blames(outcome: CheckOutcome, option: Option) -> bool:
-    """Whether an undecided re-check may be this option's doing: its reason names no
-    rule, or names a rule the option edits. A reason about another rule (an endpoint
-    outside the model elsewhere in the candidate) would meet every option alike, so it
-    is no reason to prefer deleting over narrowing."""
-    named = set(_RULE_NAMED.findall(outcome.reason or ""))
+    """Whether an undecided re-check may be this option's doing. Only a reason about
+    the candidate's own rules alone (an endpoint outside the model elsewhere in the
+    candidate), naming none that the option edits, is not: it would meet every option
+    alike, so it is no reason to prefer deleting over narrowing. Anything else (the
+    boundary's endpoint selection, which a narrowing can newly reach) may be."""
+    reason = outcome.reason or ""
+    if not reason.startswith("candidate ") or "boundary policy" in reason:
+        return True
+    if "endpoint selection" in reason:
+        return True
+    named = set(_CANDIDATE_RULE.findall(reason))
     edited = {
         str(edit.location[1])
         for edit in option.edits
