@@ -414,7 +414,10 @@ def _original_ref(grant: Grant, prior: Sequence[Edit], original: Data | None) ->
             location[5] if grant.allow_rule_index is not None and len(location) > 5 else None
         )
         if original is not None:
-            update["value"] = tree_copy(get_at(original, location))
+            try:
+                update["value"] = tree_copy(get_at(original, location))
+            except (KeyError, IndexError, TypeError):  # the mapping found no such entry
+                update.pop("path")
         if original_location(grant.location, prior) is None:
             update["summary"] = f"{grant.ref.summary}; in the copy an earlier fix narrowed"
     if grant.binary_location is not None:
