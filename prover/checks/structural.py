@@ -30,6 +30,7 @@ conservative filter, the same one the solver's slices use.
 from __future__ import annotations
 
 import string
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -130,10 +131,7 @@ def address_covered(bound: Endpoint, cand: Endpoint) -> bool:
     if bound_literal is not None and bound_literal != literal:
         return False
     if cand.allowed_ips and bound.allowed_ips:
-        return all(
-            any(c.version == b.version and c.subnet_of(b) for b in bound.allowed_ips)
-            for c in cand.allowed_ips
-        )
+        return networks_within(cand.allowed_ips, bound.allowed_ips)
     if cand.allowed_ips:
         # The candidate's rule implies "not hard-blocked, not a control port", which is
         # exactly the rule of an exact DNS host without allowed_ips.
@@ -143,6 +141,26 @@ def address_covered(bound: Endpoint, cand: Endpoint) -> bool:
     if literal is not None or bound_literal is not None:
         return literal == bound_literal
     return cand.host_is_wildcard == bound.host_is_wildcard
+
+
+def networks_within(cand: tuple[IPNetwork, ...], bound: tuple[IPNetwork, ...]) -> bool:
+    """Every network of ``cand`` lies inside one network of ``bound``: per candidate
+    network, a lookup of its prefix at each prefix length the boundary uses (two lists
+    of thousands of ranges: milliseconds, not every pair)."""
+    by_length: dict[tuple[int, int], set[int]] = defaultdict(set)
+    for network in bound:
+        by_length[(network.version, network.prefixlen)].add(int(network.network_address))
+    lengths = sorted(by_length)
+    for network in cand:
+        address, bits = int(network.network_address), network.max_prefixlen
+        if not any(
+            version == network.version
+            and length <= network.prefixlen
+            and (address >> (bits - length)) << (bits - length) in by_length[(version, length)]
+            for version, length in lengths
+        ):
+            return False
+    return True
 
 
 def _address_source(bound: Endpoint, cand: Endpoint) -> bool:

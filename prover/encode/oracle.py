@@ -52,6 +52,10 @@ returning ``unknown`` (never read as "impossible": that would be unsound)."""
 Literal = tuple[AtomKey, bool]
 
 
+#: How many preferred values, and how many pattern values, are tried before Z3 is asked.
+PREFERRED_VALUES = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Conflict:
     """These atom values cannot all hold for one string of the field."""
@@ -226,7 +230,13 @@ class StringOracle:
         up."""
         self._short = short
         tried: set[str] = set()
-        values = [*prefer, *_pattern_values(literals), *_FRESH_VALUES.get(field, ())]
+        # A bounded number of each (each is tested against every atom of the field: a
+        # policy of 1,500 binary globs made it 1,500 values, seconds past the deadline).
+        values = [
+            *prefer[:PREFERRED_VALUES],
+            *_pattern_values(literals)[:PREFERRED_VALUES],
+            *_FRESH_VALUES.get(field, ()),
+        ]
         for value in values:
             if value in tried:
                 continue

@@ -133,8 +133,11 @@ class WitnessSearch:
             by_field.setdefault(key[0], []).append(key)
 
         def cells(field: str) -> z3.BoolRef | None:
-            options = [self._cell(by_field.get(field, []), v) for v in exemplars[field]]
-            present = [c for c in options[:EXEMPLAR_CELLS] if c is not None]
+            # Only the first values are asked for: building a cell for every value
+            # (1,500 binary globs: 1,500 values against as many atoms) took seconds.
+            keys = by_field.get(field, [])
+            options = [self._cell(keys, v) for v in exemplars[field][:EXEMPLAR_CELLS]]
+            present = [c for c in options if c is not None]
             return mk_or(present, self.ctx) if present else None
 
         out: list[z3.BoolRef | None] = []

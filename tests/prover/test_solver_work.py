@@ -89,3 +89,35 @@ def test_a_within_answer_never_asks_the_string_oracle(monkeypatch: pytest.Monkey
     assert check.outcome.verdict is Verdict.WITHIN
     assert solved == []
     assert len({id(solver) for solver in asked}) == 1
+
+
+def test_witness_preferences_ask_a_bounded_number_of_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by probing deadlines: with 1,500 binary globs the witness search tested
+    every binary against every atom (seconds past a 1 s deadline). Counted: 300 globs
+    made 136,960 atom tests before, about 4,200 now."""
+    from prover.api import check_boundary
+    from prover.encode import strings
+
+    calls = [0]
+    original = strings.StringAtoms.holds_for
+
+    def counting(self: strings.StringAtoms, key: object, value: str) -> bool:
+        calls[0] += 1
+        return original(self, key, value)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(strings.StringAtoms, "holds_for", counting)
+
+    def policy(binaries: str) -> str:
+        return (
+            "version: 1\nnetwork_policies:\n  r:\n"
+            "    endpoints: [{host: api.x.com, port: 443}]\n    binaries: " + binaries + "\n"
+        )
+
+    globs = "[" + ", ".join(f"{{path: '/opt/t{i}/**'}}" for i in range(300)) + "]"
+    outcome = check_boundary(
+        policy(globs), policy(globs.replace("t1/", "u1/")), timeout_ms=60_000
+    ).outcome
+    assert outcome.verdict.value == "exceeds_boundary"
+    assert calls[0] < 20_000
