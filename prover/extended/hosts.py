@@ -58,13 +58,18 @@ def _step(tokens: tuple[str, ...], position: int, char: str) -> list[int]:
     return []
 
 
-def _ends_agree(first: str, second: str) -> bool:
-    """The literal starts of two patterns (up to their first ``*``) agree where both
-    have a character: a host matching both begins with both. A necessary condition,
-    and cheap: it settles most pairs of distinct wildcard hosts without the search."""
+def _heads_agree(first: str, second: str) -> bool:
     head_a, head_b = first.split("*", 1)[0], second.split("*", 1)[0]
     shorter = min(len(head_a), len(head_b))
     return head_a[:shorter] == head_b[:shorter]
+
+
+def literal_ends_agree(first: str, second: str) -> bool:
+    """The literal starts of two patterns (up to their first ``*``) agree where both
+    have a character, and so do their literal ends (after their last ``*``): a string
+    matching both begins and ends with both. A necessary condition for any common
+    match, and cheap: it settles most pairs of distinct wildcard hosts without a search."""
+    return _heads_agree(first, second) and _heads_agree(first[::-1], second[::-1])
 
 
 @lru_cache(maxsize=65536)
@@ -74,7 +79,7 @@ def hosts_intersect(first: str, second: str) -> bool:
         return True
     if "*" not in first and "*" not in second:
         return False  # two exact hosts: each matches only itself
-    if not _ends_agree(first, second) or not _ends_agree(first[::-1], second[::-1]):
+    if not literal_ends_agree(first, second):
         return False
     a, b = _tokens(first), _tokens(second)
     alphabet = {t for t in a + b if t not in (_STAR, _DOUBLE)} | {".", _OTHER}

@@ -13,8 +13,10 @@ authored and is not modelled here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
+from prover.extended.hosts import literal_ends_agree
 from prover.proposal.coverage import DEFAULT_JSON_RPC_MAX_BODY
 from prover.proposal.endpoint import (
     Data,
@@ -34,7 +36,10 @@ from prover.proposal.globs import host_tokens, languages_overlap, runtime_path_t
 def _host_overlap(left: str, right: str) -> bool:
     if not left or not right:
         return True
-    return languages_overlap(host_tokens(left.lower()), host_tokens(right.lower()), ".")
+    left, right = left.lower(), right.lower()
+    if not literal_ends_agree(left, right):
+        return False  # no host starts and ends like both (the search would say so slowly)
+    return languages_overlap(host_tokens(left), host_tokens(right), ".")
 
 
 def _path_overlap(left: str, right: str) -> bool:
@@ -181,8 +186,14 @@ def _candidate_pairs(hosts: list[str]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-def ambiguities(policy: Data) -> list[str]:
-    """Every conflicting pair, rendered as the reference does, in rule-key order."""
+#: Endpoint pairs compared between two calls of the caller's ``checkpoint``.
+CHECKPOINT_EVERY_PAIRS = 256
+
+
+def ambiguities(policy: Data, checkpoint: Callable[[], None] | None = None) -> list[str]:
+    """Every conflicting pair, rendered as the reference does, in rule-key order.
+    ``checkpoint`` is called every :data:`CHECKPOINT_EVERY_PAIRS` pairs (a wildcard is
+    compared with every other endpoint)."""
     listed = [
         (text(rule, "name") or key, index, endpoint)
         for key, rule in rules_of(policy)
@@ -191,7 +202,9 @@ def ambiguities(policy: Data) -> list[str]:
     hosts = [text(endpoint, "host").lower() for _, _, endpoint in listed]
     port_sets = [frozenset(p for p in ports(endpoint) if p > 0) for _, _, endpoint in listed]
     found: list[str] = []
-    for a, b in _candidate_pairs(hosts):
+    for count, (a, b) in enumerate(_candidate_pairs(hosts), start=1):
+        if checkpoint is not None and count % CHECKPOINT_EVERY_PAIRS == 0:
+            checkpoint()
         (left_name, left_index, left), (right_name, right_index, right) = listed[a], listed[b]
         shared = sorted(port_sets[a] & port_sets[b])
         if not shared or not _host_overlap(hosts[a], hosts[b]):

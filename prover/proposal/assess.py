@@ -113,7 +113,7 @@ def _validate(candidate: Data, text: str, checkpoint: Callable[[], None] | None 
     if violations:
         message = "policy contains unsafe content: " + "; ".join(violations)
         raise _NotApplicable(f"candidate invalid: {_one_line(message)}")
-    found = ambiguities(candidate)
+    found = ambiguities(candidate, checkpoint)
     if found:
         message = "network endpoint ambiguity validation failed:\n" + "\n".join(found)
         raise _NotApplicable(f"candidate invalid: {_one_line(message)}")
