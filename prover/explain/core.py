@@ -237,7 +237,7 @@ def _explain_verdict(
         if aside.rules:
             return _past_blockers(aside, session, original, bound_doc, base, max_violations)
     if first.verdict is Verdict.EXCEEDS and (cand_doc is None or bound_doc is None):
-        return _unfixable(first, candidate, boundary, session, base)
+        return _unfixable(candidate, boundary, session, base)
     if first.verdict is not Verdict.EXCEEDS or cand_doc is None or bound_doc is None:
         return _not_decided(first, candidate, boundary, session, base)
     loop = _fixed(session, cand_doc, bound_doc, first, max_violations)
@@ -292,15 +292,36 @@ def _past_blockers(
         f"{len(aside.rules)} rule(s) the prover cannot decide were set aside: "
         + ", ".join(f"'{key}'" for key in aside.rules)
     )
+    return _stopped(
+        summary,
+        paragraph,
+        blockers,
+        stopped,
+        session,
+        base,
+        violations=violations,
+        partial_candidate=partial,
+    )
+
+
+def _stopped(
+    summary: str,
+    paragraph: str,
+    blockers: list[Blocker],
+    stopped: str,
+    session: Session,
+    base: dict[str, Any],
+    **more: Any,
+) -> Explanation:
+    """An explanation that stops short of a verified fix, saying why (``stopped``)."""
     return Explanation(
         summary=summary,
         explanation=paragraph,
-        violations=violations,
         blockers=blockers,
-        partial_candidate=partial,
         enumeration=Enumeration(
             complete=False, stopped_because=stopped, checks_run=session.checks_run
         ),
+        **more,
         **base,
     )
 
@@ -314,19 +335,10 @@ def _out_of_time(first: CheckOutcome, session: Session, base: dict[str, Any]) ->
     else:
         summary, paragraph = exceeds_texts([], [], False, _OUT_OF_TIME, None)
         blockers = []
-    return Explanation(
-        summary=summary,
-        explanation=paragraph,
-        blockers=blockers,
-        enumeration=Enumeration(
-            complete=False, stopped_because=_OUT_OF_TIME, checks_run=session.checks_run
-        ),
-        **base,
-    )
+    return _stopped(summary, paragraph, blockers, _OUT_OF_TIME, session, base)
 
 
 def _unfixable(
-    outcome: CheckOutcome,
     candidate: str | bytes,
     boundary: str | bytes,
     session: Session,
@@ -350,19 +362,16 @@ def _unfixable(
         "no fix is offered: the fixes cannot model an entry that the check left out "
         f"because both policies have it alike ({reason})"
     )
-    return Explanation(
-        summary="The candidate exceeds the boundary (result.counterexample); no fix is "
-        "offered: an entry both policies share is outside the model (see the blocker).",
-        explanation=(
-            "The check proved the violation shown in result.counterexample. Rewrite the "
-            "blocker's entry in both policies as the hints say, then explain again for a "
-            "verified fix."
-        ),
-        blockers=[blocker],
-        enumeration=Enumeration(
-            complete=False, stopped_because=stopped, checks_run=session.checks_run
-        ),
-        **base,
+    return _stopped(
+        "The candidate exceeds the boundary (result.counterexample); no fix is offered: "
+        "an entry both policies share is outside the model (see the blocker).",
+        "The check proved the violation shown in result.counterexample. Rewrite the "
+        "blocker's entry in both policies as the hints say, then explain again for a "
+        "verified fix.",
+        [blocker],
+        stopped,
+        session,
+        base,
     )
 
 
@@ -377,17 +386,8 @@ def _not_decided(
     if outcome.verdict is Verdict.ERROR:
         blocker.locations = _input_locations(candidate, boundary)
     summary, paragraph = blocker_texts(outcome.verdict.value, blocker)
-    return Explanation(
-        summary=summary,
-        explanation=paragraph,
-        blockers=[blocker],
-        enumeration=Enumeration(
-            complete=False,
-            stopped_because=f"the check returned {outcome.verdict.value}",
-            checks_run=session.checks_run,
-        ),
-        **base,
-    )
+    stopped = f"the check returned {outcome.verdict.value}"
+    return _stopped(summary, paragraph, [blocker], stopped, session, base)
 
 
 def _exceeds(
