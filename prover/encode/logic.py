@@ -60,36 +60,34 @@ def mk_not(term: z3.BoolRef) -> z3.BoolRef:
     return z3.BoolRef(z3.Z3_mk_not(ctx.ref(), term.as_ast()), ctx)
 
 
-def any_of(terms: Iterable[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
-    """Disjunction; ``False`` when empty. Literal ``False`` terms are dropped."""
+def _junction(
+    terms: Iterable[z3.BoolRef],
+    ctx: z3.Context,
+    unit: bool,
+    make: Callable[[list[z3.BoolRef], z3.Context], z3.BoolRef],
+) -> z3.BoolRef:
+    """``make`` of the terms that are not the literal ``unit``; ``unit`` when none is
+    left, and the literal ``not unit`` as soon as one term is that literal."""
     kept: list[z3.BoolRef] = []
     for term in terms:
         value = literal_value(term)
-        if value is True:
-            return z3.BoolVal(True, ctx)
+        if value is (not unit):
+            return z3.BoolVal(not unit, ctx)
         if value is None:
             kept.append(term)
     if not kept:
-        return z3.BoolVal(False, ctx)
-    if len(kept) == 1:
-        return kept[0]
-    return mk_or(kept, ctx)
+        return z3.BoolVal(unit, ctx)
+    return kept[0] if len(kept) == 1 else make(kept, ctx)
+
+
+def any_of(terms: Iterable[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """Disjunction; ``False`` when empty. Literal ``False`` terms are dropped."""
+    return _junction(terms, ctx, False, mk_or)
 
 
 def all_of(terms: Iterable[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
     """Conjunction; ``True`` when empty. Literal ``True`` terms are dropped."""
-    kept: list[z3.BoolRef] = []
-    for term in terms:
-        value = literal_value(term)
-        if value is False:
-            return z3.BoolVal(False, ctx)
-        if value is None:
-            kept.append(term)
-    if not kept:
-        return z3.BoolVal(True, ctx)
-    if len(kept) == 1:
-        return kept[0]
-    return mk_and(kept, ctx)
+    return _junction(terms, ctx, True, mk_and)
 
 
 def negate(term: z3.BoolRef) -> z3.BoolRef:
