@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from prover.policy.facts import fact
+
 if TYPE_CHECKING:
     from prover.policy.schema import AuthoredPolicy, L7Matcher
 
@@ -41,6 +43,9 @@ class _Totals:
         size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         self.longest_pattern = max(self.longest_pattern, size)
         self.pattern_bytes += size
+
+
+_TOTALS = tuple(_Totals.__dataclass_fields__)
 
 
 def _matcher_patterns(matcher: L7Matcher) -> Iterator[str]:
@@ -94,16 +99,29 @@ def _accumulate(policy: AuthoredPolicy, totals: _Totals) -> None:
                     totals.add_pattern(text)
 
 
+def _policy_totals(policy: AuthoredPolicy) -> _Totals:
+    totals = _Totals(rules=len(policy.network_policies))
+    for rule in policy.network_policies.values():
+        totals.endpoints += len(rule.endpoints)
+        totals.binaries += len(rule.binaries)
+    _accumulate(policy, totals)
+    return totals
+
+
 def resource_limit_reason(candidate: AuthoredPolicy, boundary: AuthoredPolicy) -> str | None:
     """The reason text if the two policies together exceed a limit, else ``None``."""
-    totals = _Totals()
-    for policy in (boundary, candidate):
-        totals.rules += len(policy.network_policies)
-        for rule in policy.network_policies.values():
-            totals.endpoints += len(rule.endpoints)
-            totals.binaries += len(rule.binaries)
-    for policy in (boundary, candidate):
-        _accumulate(policy, totals)
+    first, second = (
+        fact(policy, "limit totals", lambda policy=policy: _policy_totals(policy))
+        for policy in (boundary, candidate)
+    )
+    totals = _Totals(
+        **{
+            name: max(getattr(first, name), getattr(second, name))
+            if name == "longest_pattern"
+            else getattr(first, name) + getattr(second, name)
+            for name in _TOTALS
+        }
+    )
     checks = (
         ("rules", totals.rules, MAX_RULES),
         ("endpoints", totals.endpoints, MAX_ENDPOINTS),

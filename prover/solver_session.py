@@ -19,13 +19,16 @@ from types import TracebackType
 
 class SolverSession:
     """The state :mod:`prover.network_solver` keeps for one check (``None`` until the
-    first solve)."""
+    first solve), and the structural shortcut's indexes of the pair
+    (:mod:`prover.checks.structural`), which both identity modes read."""
 
     def __init__(self) -> None:
         self.shared: object | None = None
+        self.structural: object | None = None
 
     def close(self) -> None:
         """Dispose of the context and every Z3 object made in it; idempotent."""
+        self.structural = None
         shared, self.shared = self.shared, None
         if shared is not None:
             from prover.network_solver import close_shared

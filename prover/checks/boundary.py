@@ -8,7 +8,7 @@ any doubt end in ``unsupported`` or ``inconclusive``, never ``within_boundary``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from prover.budget import Budget, BudgetExhausted
@@ -27,9 +27,20 @@ if TYPE_CHECKING:
     from prover.policy.schema import AuthoredPolicy
 
 
-def _projection(policy: Policy) -> Policy:
-    """The policy without display names, for the equality shortcut."""
-    return replace(policy, rules=tuple(replace(r, key="", name="") for r in policy.rules))
+def _same_but_names(candidate: Policy, boundary: Policy) -> bool:
+    """The policies are equal but for their rules' display names (key and name), the
+    equality shortcut; compared in place, without building renamed copies."""
+    if len(candidate.rules) != len(boundary.rules) or any(
+        getattr(candidate, name) != getattr(boundary, name) for name in _POLICY_FIELDS
+    ):
+        return False
+    return all(
+        mine.binaries == theirs.binaries and mine.endpoints == theirs.endpoints
+        for mine, theirs in zip(candidate.rules, boundary.rules, strict=True)
+    )
+
+
+_POLICY_FIELDS = tuple(field.name for field in fields(Policy) if field.name != "rules")
 
 
 def _check_network_mode(
@@ -150,7 +161,7 @@ def check_models(
             return outcome
         deferred.append(outcome)
 
-    if _projection(candidate) == _projection(boundary):
+    if _same_but_names(candidate, boundary):
         return deferred[0] if deferred else CheckOutcome.within(decided_by="equality")
 
     fs_outcome = check_filesystem(candidate.filesystem, boundary.filesystem, evidence)

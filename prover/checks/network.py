@@ -48,7 +48,7 @@ def check_network_mode(
 ) -> CheckOutcome:
     """``within`` for this mode, an exceed with a replayed witness, or inconclusive.
     The solves of one ``session`` share one Z3 context (see :mod:`prover.solver_session`)."""
-    coverage = structural_coverage(candidate, boundary, identity, budget.checkpoint)
+    coverage = structural_coverage(candidate, boundary, identity, budget.checkpoint, session)
     if coverage.complete:
         return CheckOutcome.within(decided_by="structural")
     action = probe_counterexample(candidate, boundary, identity, budget, coverage.covered)

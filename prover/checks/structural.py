@@ -47,6 +47,7 @@ from prover.model import (
     QueryMatcher,
     Rule,
 )
+from prover.solver_session import SolverSession
 
 _ASCII_UPPER = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
 """Policy methods are upper-cased in ASCII only (spec §9.3), as ``str.upper`` does not."""
@@ -195,18 +196,49 @@ class Coverage:
         return len(self.covered) == self.total
 
 
-class _Policies:
-    """Both policies with their overlap indexes, for one identity mode."""
+class _Indexes:
+    """What one pair's two identity modes share: the overlap indexes, and per candidate
+    endpoint its nearby boundary endpoints, its address sources and the boundary
+    endpoints whose grants cover its own (none of which reads binaries)."""
 
-    def __init__(self, candidate: Policy, boundary: Policy, identity: bool) -> None:
+    def __init__(self, candidate: Policy, boundary: Policy) -> None:
         self.candidate = candidate
         self.boundary = boundary
-        self.identity = identity
         self.cand_refs = _refs(candidate)
         self.cand_index = EndpointIndex(self.cand_refs)
         self.bound_index = EndpointIndex(_refs(boundary))
-        self._address: dict[EndpointRef, list[EndpointRef]] = {}
-        self._near: dict[EndpointRef, list[EndpointRef]] = {}
+        self.address: dict[EndpointRef, list[EndpointRef]] = {}
+        self.near: dict[EndpointRef, list[EndpointRef]] = {}
+        self.granting: dict[EndpointRef, list[EndpointRef]] = {}
+        self.cand_near: dict[EndpointRef, list[EndpointRef]] = {}
+
+
+def _indexes(candidate: Policy, boundary: Policy, session: SolverSession | None) -> _Indexes:
+    """The pair's indexes: those the session holds for this very pair (the other
+    identity mode made them), else new ones, which the session then holds."""
+    found = session.structural if session is not None else None
+    if (
+        not isinstance(found, _Indexes)
+        or found.candidate is not candidate
+        or found.boundary is not boundary
+    ):
+        found = _Indexes(candidate, boundary)
+        if session is not None:
+            session.structural = found
+    return found
+
+
+class _Policies:
+    """Both policies with their overlap indexes, for one identity mode."""
+
+    def __init__(
+        self, candidate: Policy, boundary: Policy, identity: bool, session: SolverSession | None
+    ) -> None:
+        self.candidate = candidate
+        self.boundary = boundary
+        self.identity = identity
+        self.shared = _indexes(candidate, boundary, session)
+        self.cand_refs = self.shared.cand_refs
         self._admitted: dict[EndpointRef, bool] = {}
 
     def bound_endpoint(self, ref: EndpointRef) -> Endpoint:
@@ -220,15 +252,38 @@ class _Policies:
 
     def near(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
         """Boundary endpoints that may share a connection with candidate ``ref``."""
-        found = self._near.get(ref)
+        found = self.shared.near.get(ref)
         if found is None:
-            found = self.bound_index.overlapping(endpoint.host, endpoint.ports)
-            self._near[ref] = found
+            found = self.shared.bound_index.overlapping(endpoint.host, endpoint.ports)
+            self.shared.near[ref] = found
+        return found
+
+    def granting(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
+        """Nearby boundary endpoints that grant every action candidate ``ref`` grants
+        (binaries aside)."""
+        found = self.shared.granting.get(ref)
+        if found is None:
+            found = [
+                b
+                for b in self.near(ref, endpoint)
+                if self.bound_endpoint(b).grants
+                and not self.bound_endpoint(b).shadows
+                and endpoint_grant_covered(self.bound_endpoint(b), endpoint)
+            ]
+            self.shared.granting[ref] = found
+        return found
+
+    def cand_near(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
+        """Candidate endpoints that may share a connection with candidate ``ref``."""
+        found = self.shared.cand_near.get(ref)
+        if found is None:
+            found = self.shared.cand_index.overlapping(endpoint.host, endpoint.ports)
+            self.shared.cand_near[ref] = found
         return found
 
     def address_sources(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
         """Boundary endpoints whose host and address rule cover candidate ``ref``'s."""
-        found = self._address.get(ref)
+        found = self.shared.address.get(ref)
         if found is None:
             found = [
                 b
@@ -236,7 +291,7 @@ class _Policies:
                 if self.bound_endpoint(b).admits
                 and _address_source(self.bound_endpoint(b), endpoint)
             ]
-            self._address[ref] = found
+            self.shared.address[ref] = found
         return found
 
     def covered(self, ref: EndpointRef, endpoint: Endpoint) -> bool:
@@ -248,16 +303,10 @@ class _Policies:
         near = self.near(ref, endpoint)
         if any(self.bound_endpoint(b).deny_rules and self.bound_endpoint(b).denies for b in near):
             return False
-        if not any(
-            self.binaries_ok(b[0], ref[0])
-            and self.bound_endpoint(b).grants
-            and not self.bound_endpoint(b).shadows
-            and endpoint_grant_covered(self.bound_endpoint(b), endpoint)
-            for b in near
-        ):
+        if not any(self.binaries_ok(b[0], ref[0]) for b in self.granting(ref, endpoint)):
             return False
         ports = set(endpoint.ports)
-        for other_ref in self.cand_index.overlapping(endpoint.host, endpoint.ports):
+        for other_ref in self.cand_near(ref, endpoint):
             other = self.candidate.rules[other_ref[0]].endpoints[other_ref[1]]
             if self.identity and not self.candidate.rules[other_ref[0]].binaries:
                 continue  # its ip_ok term is false in identity mode
@@ -301,9 +350,11 @@ def structural_coverage(
     boundary: Policy,
     identity: bool,
     checkpoint: Callable[[], None] | None = None,
+    session: SolverSession | None = None,
 ) -> Coverage:
-    """The candidate endpoints whose slices are contained in this identity mode."""
-    policies = _Policies(candidate, boundary, identity)
+    """The candidate endpoints whose slices are contained in this identity mode; the
+    other mode's call with the same ``session`` reuses what does not read binaries."""
+    policies = _Policies(candidate, boundary, identity, session)
     covered: set[EndpointRef] = set()
     for count, (ref, endpoint) in enumerate(policies.cand_refs):
         if checkpoint is not None and count % 64 == 63:

@@ -37,8 +37,9 @@ from prover.extended.reading import (
     middleware_selectors,
     read_policy,
 )
-from prover.extended.slots import coupled_endpoints, shared_endpoints, trimmed
+from prover.extended.slots import endpoint_slots, trimmed
 from prover.model import Filesystem, NetworkAction, Policy, Rule
+from prover.policy.facts import fact
 from prover.policy.shape import runtime_refusal, shape_problems
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
 
@@ -89,9 +90,11 @@ def check_extended(
             "may use a route the boundary does not allow, which no counterexample form "
             "expresses; remove the route or add it to the boundary",
         )
-    omit = shared_endpoints(candidate, boundary, budget.checkpoint)
+    omit, coupled = endpoint_slots(candidate, boundary, budget.checkpoint)
     problems: list[str] = []
     for label, policy in (("boundary", boundary), ("candidate", candidate)):
+        if evidence is None and fact(policy, "extended shape clean", lambda p=policy: _clean(p)):
+            continue  # leaving endpoints out adds no problem
         # What is left out is decided already, whatever its shape.
         found = shape_problems(
             trimmed(policy, omit), extended=True, known_identity=known_identity(evidence)
@@ -106,7 +109,7 @@ def check_extended(
         more = len(shown) - MAX_SHAPE_PROBLEMS
         reason = "; ".join(shown[:MAX_SHAPE_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
         return CheckOutcome.unsupported(SHAPE, reason)
-    coupled = coupled_endpoints(candidate, boundary, budget.checkpoint) - omit
+    coupled -= omit
     cand = read_policy(candidate, omit=omit, checkpoint=budget.checkpoint)
     if extra:
         cand = replace(cand, restricting=middleware_selectors(candidate, extra))
@@ -128,6 +131,11 @@ def check_extended(
         if any(may_select(selectors, host.lower()) for host in reachable):
             outcome = CheckOutcome.unsupported(SHAPE, _middleware_reason(missing))
     return outcome.model_copy(update={"readings": readings})
+
+
+def _clean(policy: AuthoredPolicy) -> bool:
+    """The whole policy has no shape problem (then neither has any part of it)."""
+    return next(shape_problems(policy, extended=True), None) is None
 
 
 def _decide(

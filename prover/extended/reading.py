@@ -446,7 +446,7 @@ def read_policy(
     those that two policies share and that no other endpoint touches.
 
     ``coupled`` reads a *boundary* against one candidate whose endpoints in those slots
-    have the same configuration (see ``prover.extended.check.coupled_endpoints``): the
+    have the same configuration (see ``prover.extended.slots.endpoint_slots``): the
     runtime then picks the same first configuration on both sides, so overlapping
     ``allowed_ips`` apply alike, and the boundary's lower bound keeps those grants with
     the candidate's upper bound's reading of the address (some endpoint admits it).

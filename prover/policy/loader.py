@@ -4,7 +4,8 @@
 ``load_policy_pair``, which first tries the pydantic-free fast path
 (:mod:`prover.policy.fast`) on both texts and uses the schema for both as soon as either
 is declined, so that one check never mixes the two kinds of model and every error
-message comes from the schema.
+message comes from the schema. Policies it loads are kept by their text
+(:mod:`prover.policy.memo`): the same boundary, sent again, is not read again.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from prover.digest import sha256_hex
 from prover.errors import PolicyLoadError
+from prover.policy.facts import keep
 from prover.policy.mainline import mainline_data
+from prover.policy.memo import TextMemo
 from prover.policy.reader import read_policy_data
 
 if TYPE_CHECKING:
@@ -78,6 +81,11 @@ def load_policy(
     return validate_policy(policy_data(text, checkpoint, reference=reference))
 
 
+#: Policies ``load_policy_pair`` loaded, with their data (for the schema, should the
+#: other policy of a later pair need it), by reading and text.
+LOADED: TextMemo[tuple[object, AuthoredPolicy | PolicyRecord]] = TextMemo()
+
+
 def load_policy_pair(
     candidate: str | bytes,
     boundary: str | bytes,
@@ -98,9 +106,15 @@ def load_policy_pair(
     problems: list[tuple[str, PolicyLoadError]] = []
     data: list[object] = []
     loaded: list[AuthoredPolicy | PolicyRecord] = []
+    reading = "reference" if reference else "mainline"
     for role, text in (("candidate", candidate), ("boundary", boundary)):
         if problems and first_problem_only:
             break
+        kept = LOADED.get(reading, text)
+        if kept is not None:
+            data.append(kept[0])
+            loaded.append(kept[1])
+            continue
         try:
             item = policy_data(text, checkpoint, reference=reference)
             policy: AuthoredPolicy | PolicyRecord | None = fast_policy(item)
@@ -109,6 +123,8 @@ def load_policy_pair(
         except PolicyLoadError as exc:
             problems.append((role, exc))
             continue
+        LOADED.put(reading, text, (item, policy))
+        keep(policy)
         data.append(item)
         loaded.append(policy)
     if problems:

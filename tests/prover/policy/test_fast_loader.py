@@ -32,7 +32,7 @@ from tests.support import boundary_cases
 
 GENERATED = 80
 ENDPOINT_DUMPS: tuple[dict[str, Any], ...] = (
-    {"exclude": {"rules", "deny_rules", "access"}},  # prover.extended.slots._skeleton
+    {"exclude": {"rules", "deny_rules", "access"}},  # an endpoint without its grants
     {"mode": "json", "exclude_none": True, "exclude": {"host", "port", "ports", "allowed_ips"}},
     {},
     {"mode": "json"},
