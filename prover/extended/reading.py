@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Literal
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
 from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
+from prover.policy.facts import fact
 from prover.policy.normalize import (
     _allowed_ips,
     filesystem_of,
@@ -305,6 +306,24 @@ def _reading(
     return item
 
 
+def _readings(policy: AuthoredPolicy, channel: Channel) -> tuple[_Endpoint, ...]:
+    """Every endpoint of ``policy`` read alone, in order."""
+    return tuple(
+        _reading(rule_index, key, index, section, channel)
+        for rule_index, (key, rule) in enumerate(policy.network_policies.items())
+        for index, section in enumerate(rule.endpoints)
+    )
+
+
+def _copied(item: _Endpoint) -> _Endpoint:
+    """A copy of a read endpoint whose lists can be edited (the rest is immutable)."""
+    copy = _Endpoint.__new__(_Endpoint)
+    copy.__dict__.update(item.__dict__)
+    copy.opaque = list(item.opaque)
+    copy.constructs = list(item.constructs)
+    return copy
+
+
 def _grant(
     item: _Endpoint,
     connection: Endpoint,
@@ -454,11 +473,13 @@ def read_policy(
     its grants and that pick's address check allow it, and the boundary has the same
     address check.
     """
-    items: list[_Endpoint] = []
-    for rule_index, (key, rule) in enumerate(policy.network_policies.items()):
-        for index, section in enumerate(rule.endpoints):
-            if (key, index) not in omit:
-                items.append(_reading(rule_index, key, index, section, channel))
+    # Each endpoint's own reading depends on it alone: kept with the policy, and copied
+    # (what follows edits the copies).
+    items = [
+        _copied(item)
+        for item in fact(policy, ("endpoint readings", channel), lambda: _readings(policy, channel))
+        if (item.rule_key, item.index) not in omit
+    ]
     binaries = {
         key: tuple(_binary(b.path) for b in rule.binaries)
         for key, rule in policy.network_policies.items()

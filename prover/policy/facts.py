@@ -49,6 +49,13 @@ def fact(policy: object, name: object, compute: Callable[[], T]) -> T:
     return value
 
 
+def kept_facts(policy: object) -> dict[object, object]:
+    """A copy of the facts kept for ``policy`` (tests)."""
+    with _lock:
+        entry = _kept.get(id(policy))
+        return dict(entry[1]) if entry is not None and entry[0] is policy else {}
+
+
 def forget() -> None:
     """Forget every kept policy (tests)."""
     with _lock:

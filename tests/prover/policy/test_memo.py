@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from prover.api import check_boundary
+from prover.extended.reading import _readings
 from prover.policy import facts
 from prover.policy.loader import LOADED, load_policy_pair, policy_data, validate_policy
 from prover.policy.memo import TextMemo
@@ -71,7 +72,7 @@ def test_every_case_answers_the_same_from_the_memo_and_no_check_edits_a_kept_pol
     rng = random.Random(17)
     pairs += [(rng.choice(texts), rng.choice(texts)) for _ in range(60)]
     pairs += [(text, text.replace("443", "8443")) for text in texts[:20]]
-    kept_any = False
+    kept_any = checked_readings = False
     for candidate, boundary in pairs:
         LOADED.clear()
         facts.forget()
@@ -84,7 +85,12 @@ def test_every_case_answers_the_same_from_the_memo_and_no_check_edits_a_kept_pol
             assert data == fresh_data
             fresh = validate_policy(fresh_data)
             assert policy.model_dump() == fresh.model_dump()
+            for name, value in facts.kept_facts(policy).items():
+                if isinstance(name, tuple) and name[0] == "endpoint readings":
+                    assert value == _readings(policy, name[1])  # never edited in place
+                    checked_readings = True
     assert kept_any
+    assert checked_readings
 
 
 def test_facts_are_computed_once_per_kept_policy_only() -> None:
