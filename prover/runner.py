@@ -146,20 +146,17 @@ async def run_in_worker(
         finally:
             done.set()
 
-    async def watchdog() -> None:
-        delay = _seconds_left(budget) + WATCHDOG_GRACE_S
-        with anyio.move_on_after(delay):
-            await done.wait()
-        while not done.is_set():
-            budget.interrupt_solvers()
-            with anyio.move_on_after(WATCHDOG_REPEAT_S):
-                await done.wait()
-
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker)
-        tg.start_soon(watchdog)
         try:
-            await done.wait()
+            # The watchdog: past the deadline and a grace, interrupt the solvers until
+            # the work stops (a solver can miss its own timeout).
+            with anyio.move_on_after(_seconds_left(budget) + WATCHDOG_GRACE_S):
+                await done.wait()
+            while not done.is_set():
+                budget.interrupt_solvers()
+                with anyio.move_on_after(WATCHDOG_REPEAT_S):
+                    await done.wait()
         except anyio.get_cancelled_exc_class():
             # Stop the thread before letting the cancellation finish, so that the slot
             # is free when the caller moves on. Repeat: an interrupt can be lost if it

@@ -209,7 +209,7 @@ class _Indexes:
         self.bound_index = EndpointIndex(_refs(boundary))
         self.address: dict[EndpointRef, list[EndpointRef]] = {}
         self.near: dict[EndpointRef, list[EndpointRef]] = {}
-        self.granting: dict[EndpointRef, list[EndpointRef]] = {}
+        self.granting: dict[EndpointRef, list[EndpointRef] | None] = {}
         self.cand_near: dict[EndpointRef, list[EndpointRef]] = {}
 
 
@@ -258,19 +258,24 @@ class _Policies:
             self.shared.near[ref] = found
         return found
 
-    def granting(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
+    def granting(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef] | None:
         """Nearby boundary endpoints that grant every action candidate ``ref`` grants
-        (binaries aside)."""
-        found = self.shared.granting.get(ref)
-        if found is None:
+        (binaries aside); ``None`` when a nearby boundary endpoint may deny one."""
+        shared = self.shared
+        if ref in shared.granting:
+            return shared.granting[ref]
+        near = self.near(ref, endpoint)
+        found: list[EndpointRef] | None = None
+        endpoints = [self.bound_endpoint(b) for b in near]
+        if not any(e.deny_rules and e.denies for e in endpoints):
             found = [
                 b
-                for b in self.near(ref, endpoint)
+                for b in near
                 if self.bound_endpoint(b).grants
                 and not self.bound_endpoint(b).shadows
                 and endpoint_grant_covered(self.bound_endpoint(b), endpoint)
             ]
-            self.shared.granting[ref] = found
+        shared.granting[ref] = found
         return found
 
     def cand_near(self, ref: EndpointRef, endpoint: Endpoint) -> list[EndpointRef]:
@@ -300,10 +305,12 @@ class _Policies:
             return True  # matches no binary: grants nothing, admits nothing
         if not endpoint.grants:
             return True  # its slice is empty
-        near = self.near(ref, endpoint)
-        if any(self.bound_endpoint(b).deny_rules and self.bound_endpoint(b).denies for b in near):
-            return False
-        if not any(self.binaries_ok(b[0], ref[0]) for b in self.granting(ref, endpoint)):
+        granting = self.granting(ref, endpoint)
+        if granting is None:
+            return False  # a boundary deny may fire
+        if not (
+            any(self.binaries_ok(b[0], ref[0]) for b in granting) if self.identity else granting
+        ):
             return False
         ports = set(endpoint.ports)
         for other_ref in self.cand_near(ref, endpoint):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from functools import cache
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
@@ -82,15 +83,16 @@ def same_configuration(first: EndpointSection, second: EndpointSection) -> bool:
     field, as their dumps would be, without building them)."""
     if type(first) is not type(second):
         return False
-    names = _configuration(type(first))
-    return all(getattr(first, name) == getattr(second, name) for name in names)
+    configuration = _configuration(type(first))
+    return configuration(first) == configuration(second)
 
 
 @cache
-def _configuration(kind: type) -> tuple[str, ...]:
-    """The configuration fields of an endpoint class (a schema model or a record)."""
+def _configuration(kind: type) -> Callable[[object], tuple[object, ...]]:
+    """The configuration fields of an endpoint class (a schema model or a record), read
+    as one tuple."""
     names = getattr(kind, "_NAMES", None) or tuple(kind.model_fields)  # type: ignore[attr-defined]
-    return tuple(name for name in names if name not in GRANT_FIELDS)
+    return attrgetter(*(name for name in names if name not in GRANT_FIELDS))
 
 
 def _closed(
