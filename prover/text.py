@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 #: Characters that end a line for ``str.splitlines`` or a terminal beyond the C0/C1
 #: controls (U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR), and the bidirectional
 #: formatting characters that can reorder what a reader sees (LRM, RLM, ALM, the
@@ -18,20 +20,20 @@ def escape_control(text: str) -> str:
     C0 and C1 controls (every line break ``str.splitlines`` knows among them), U+2028,
     U+2029 and the bidirectional controls are written as ``\\u{...}``.
     """
-    out: list[str] = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\n":
-            out.append("\\n")
-        elif code < 0x20 or 0x7F <= code <= 0x9F or code in _FORGING:
-            out.append(f"\\u{{{code:x}}}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    if _ESCAPED.search(text) is None:
+        return text  # the common case, scanned in C
+    return _ESCAPED.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _SHORT.get(ch) or f"\\u{{{ord(ch):x}}}"
+
+
+_SHORT = {"\t": "\\t", "\r": "\\r", "\n": "\\n"}
+_ESCAPED = re.compile(
+    r"[\x00-\x1f\x7f-\x9f" + "".join(re.escape(chr(code)) for code in sorted(_FORGING)) + "]"
+)
 
 
 def escape_lines(text: str) -> str:
