@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import anyio
@@ -52,6 +52,8 @@ LARGE_CHECK_LIMIT = max(1, os.cpu_count() or 1)
 WATCHDOG_GRACE_S = 0.01
 #: How often the watchdog repeats the interrupt until the check stops.
 WATCHDOG_REPEAT_S = 0.02
+#: A call still running after this long starts its ``while_slow`` task.
+SLOW_AFTER_S = 0.5
 
 
 def concurrency_limit() -> int:
@@ -91,13 +93,21 @@ def _seconds_left(budget: Budget) -> float:
 
 
 async def run_in_worker(
-    func: Callable[[Budget], T], budget: Budget, *, input_bytes: int | None = None
+    func: Callable[[Budget], T],
+    budget: Budget,
+    *,
+    input_bytes: int | None = None,
+    while_slow: Callable[[], Awaitable[None]] | None = None,
 ) -> T:
     """Run ``func(budget)`` in a worker thread; cancellation and deadline interrupt it.
 
     ``input_bytes`` (the size of the texts ``func`` reads; unknown counts as large) picks
     the admission: a large check first waits for one of the few large-check tokens, so
     that waiting it holds nothing small checks need.
+
+    ``while_slow`` (for instance progress notifications) is started when the call,
+    admission included, has taken :data:`SLOW_AFTER_S`, and cancelled when it ends: a
+    fast call starts no task for it.
 
     A call that is not admitted before its deadline (or is cancelled while waiting)
     never runs ``func``: :class:`~prover.budget.BudgetExhausted` is raised at the
@@ -149,6 +159,13 @@ async def run_in_worker(
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker)
         try:
+            slow = False
+            if while_slow is not None:
+                with anyio.move_on_after(min(SLOW_AFTER_S, _seconds_left(budget))):
+                    await done.wait()
+                if not done.is_set():
+                    slow = True
+                    tg.start_soon(while_slow)
             # The watchdog: past the deadline and a grace, interrupt the solvers until
             # the work stops (a solver can miss its own timeout).
             with anyio.move_on_after(_seconds_left(budget) + WATCHDOG_GRACE_S):
@@ -157,6 +174,8 @@ async def run_in_worker(
                 budget.interrupt_solvers()
                 with anyio.move_on_after(WATCHDOG_REPEAT_S):
                     await done.wait()
+            if slow:
+                tg.cancel_scope.cancel()  # the work is done: stop ``while_slow``
         except anyio.get_cancelled_exc_class():
             # Stop the thread before letting the cancellation finish, so that the slot
             # is free when the caller moves on. Repeat: an interrupt can be lost if it
@@ -179,14 +198,17 @@ async def check_boundary_async(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
     environment: str | bytes | None = None,
+    while_slow: Callable[[], Awaitable[None]] | None = None,
 ) -> BoundaryCheck:
-    """``check_boundary`` in a worker thread, bounded by the process-wide limit."""
+    """``check_boundary`` in a worker thread, bounded by the process-wide limit
+    (``while_slow``: see :func:`run_in_worker`)."""
     budget = budget or Budget(timeout_ms)
     try:
         return await run_in_worker(
             lambda b: check_boundary(candidate, boundary, budget=b, environment=environment),
             budget,
             input_bytes=text_bytes(candidate, boundary, environment),
+            while_slow=while_slow,
         )
     except BudgetExhausted as stopped:
         # Never admitted: answered at the deadline without reading the policies.

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from typing import Annotated
 
-import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
@@ -24,8 +23,8 @@ from server.environment_default import EnvironmentArgument
 from server.models import BoundaryCheckResult
 from server.tools.common import (
     internal_error,
+    progress_reporter,
     read_only_annotations,
-    report_progress,
     timeout_argument,
 )
 
@@ -91,16 +90,16 @@ async def check_boundary(
                 structured_content=hit.document,
             )
     failure: Exception | None = None
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(report_progress, ctx, timeout_ms, "checking")
-        try:
-            check = await runner.check_boundary_async(
-                candidate, boundary, timeout_ms=timeout_ms, environment=environment
-            )
-        except Exception as exc:  # kept as a value: no ExceptionGroup, an isError result
-            failure = exc
-        finally:
-            tg.cancel_scope.cancel()
+    try:
+        check = await runner.check_boundary_async(
+            candidate,
+            boundary,
+            timeout_ms=timeout_ms,
+            environment=environment,
+            while_slow=progress_reporter(ctx, timeout_ms, "checking"),
+        )
+    except Exception as exc:  # kept as a value: an isError result
+        failure = exc
     if failure is None:
         try:
             document = boundary_report(check.outcome, inputs=INPUTS, receipt=check.receipt)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import anyio
@@ -13,8 +14,7 @@ from pydantic import Field
 
 log = logging.getLogger(__name__)
 
-#: A tool call shorter than this sends no progress notification at all.
-PROGRESS_AFTER_S = 0.5
+#: How often a slow call notifies a client that asked for progress.
 PROGRESS_EVERY_S = 1.0
 
 
@@ -58,21 +58,27 @@ def internal_error(exc: BaseException) -> CallToolResult:
     )
 
 
-async def report_progress(ctx: Context, timeout_ms: int, doing: str) -> None:
-    """Tell a client that asked for progress that a long call is still ``doing`` it."""
+def progress_reporter(ctx: Context, timeout_ms: int, doing: str) -> Callable[[], Awaitable[None]]:
+    """What a tool passes as ``while_slow`` (:func:`prover.runner.run_in_worker`): once
+    the call has taken :data:`~prover.runner.SLOW_AFTER_S`, tell a client that asked for
+    progress that it is still ``doing`` it, every :data:`PROGRESS_EVERY_S`. A fast call
+    sends nothing and starts no task."""
     started = time.monotonic()
-    await anyio.sleep(PROGRESS_AFTER_S)
-    while True:
-        elapsed_ms = (time.monotonic() - started) * 1000.0
-        try:
-            await ctx.report_progress(
-                min(elapsed_ms, float(timeout_ms)),
-                float(timeout_ms),
-                f"{doing}: {elapsed_ms / 1000.0:.1f} s of at most {timeout_ms / 1000.0:.1f} s",
-            )
-        except anyio.get_cancelled_exc_class():
-            raise
-        except Exception:  # progress is best effort; the result matters
-            log.debug("could not send a progress notification", exc_info=True)
-            return
-        await anyio.sleep(PROGRESS_EVERY_S)
+
+    async def report() -> None:
+        while True:
+            elapsed_ms = (time.monotonic() - started) * 1000.0
+            try:
+                await ctx.report_progress(
+                    min(elapsed_ms, float(timeout_ms)),
+                    float(timeout_ms),
+                    f"{doing}: {elapsed_ms / 1000.0:.1f} s of at most {timeout_ms / 1000.0:.1f} s",
+                )
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception:  # progress is best effort; the result matters
+                log.debug("could not send a progress notification", exc_info=True)
+                return
+            await anyio.sleep(PROGRESS_EVERY_S)
+
+    return report

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
@@ -23,8 +22,8 @@ from prover.explain.compact import CompactExplanation, Detail
 from server.environment_default import EnvironmentArgument
 from server.tools.common import (
     internal_error,
+    progress_reporter,
     read_only_annotations,
-    report_progress,
     timeout_argument,
 )
 
@@ -94,32 +93,29 @@ async def explain_counterexample(
 
     failure: Exception | None = None
     explanation: Explanation | None = None
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(report_progress, ctx, timeout_ms, "explaining")
-        try:
-            explanation = await runner.run_in_worker(
-                lambda budget: explain(
-                    candidate,
-                    boundary,
-                    result=result,
-                    max_violations=max_violations,
-                    budget=budget,
-                    environment=environment,
-                ),
-                Budget(timeout_ms),
-                input_bytes=runner.text_bytes(
-                    candidate,
-                    boundary,
-                    result if isinstance(result, str) else None,
-                    environment,
-                ),
-            )
-        except BudgetExhausted as exc:  # never admitted: answered at the deadline
-            explanation = explain_stopped(exc.cancelled, candidate=candidate, boundary=boundary)
-        except Exception as exc:  # kept as a value: an isError result, not a crash
-            failure = exc
-        finally:
-            tg.cancel_scope.cancel()
+    try:
+        explanation = await runner.run_in_worker(
+            lambda budget: explain(
+                candidate,
+                boundary,
+                result=result,
+                max_violations=max_violations,
+                budget=budget,
+                environment=environment,
+            ),
+            Budget(timeout_ms),
+            input_bytes=runner.text_bytes(
+                candidate,
+                boundary,
+                result if isinstance(result, str) else None,
+                environment,
+            ),
+            while_slow=progress_reporter(ctx, timeout_ms, "explaining"),
+        )
+    except BudgetExhausted as exc:  # never admitted: answered at the deadline
+        explanation = explain_stopped(exc.cancelled, candidate=candidate, boundary=boundary)
+    except Exception as exc:  # kept as a value: an isError result, not a crash
+        failure = exc
     if failure is None and explanation is not None:
         try:
             short = compact(explanation, detail)

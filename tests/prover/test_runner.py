@@ -144,3 +144,31 @@ async def test_large_inputs_wait_for_their_own_tokens_while_small_ones_are_admit
         assert small == "small"
     finally:
         release.set()
+
+
+async def test_while_slow_starts_only_for_a_slow_call_and_stops_when_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(runner, "SLOW_AFTER_S", 0.02)
+    events: list[str] = []
+
+    async def while_slow() -> None:
+        events.append("started")
+        try:
+            await anyio.sleep(60)
+        finally:
+            events.append("stopped")
+
+    def slow(budget: Budget) -> str:
+        time.sleep(0.2)
+        return "slow"
+
+    with anyio.fail_after(10):
+        assert await runner.run_in_worker(slow, Budget(5_000), while_slow=while_slow) == "slow"
+    assert events == ["started", "stopped"]
+
+    events.clear()
+    monkeypatch.setattr(runner, "SLOW_AFTER_S", 30.0)
+    with anyio.fail_after(10):
+        assert await runner.run_in_worker(slow, Budget(5_000), while_slow=while_slow) == "slow"
+    assert events == []  # finished before it counted as slow: no task was started
