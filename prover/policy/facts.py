@@ -26,10 +26,12 @@ _lock = threading.Lock()
 
 
 def keep(policy: object) -> None:
-    """Keep facts for ``policy`` from now on (the oldest policy beyond the bound is
-    forgotten)."""
+    """Keep facts for ``policy`` from now on, or renew it if it is kept already (the
+    policy used least recently beyond the bound is forgotten)."""
     with _lock:
-        _kept[id(policy)] = (policy, {})
+        entry = _kept.get(id(policy))
+        if entry is None or entry[0] is not policy:
+            _kept[id(policy)] = (policy, {})
         _kept.move_to_end(id(policy))
         while len(_kept) > MAX_POLICIES:
             _kept.popitem(last=False)

@@ -112,6 +112,7 @@ def load_policy_pair(
             break
         kept = LOADED.get(reading, text)
         if kept is not None:
+            keep(kept[1])  # its facts stay as long as it is in use
             data.append(kept[0])
             loaded.append(kept[1])
             continue

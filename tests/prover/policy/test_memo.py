@@ -105,3 +105,20 @@ def test_facts_are_computed_once_per_kept_policy_only() -> None:
     assert [facts.fact(kept, "n", compute) for _ in range(3)] == [7, 7, 7]
     assert [facts.fact(other, "n", compute) for _ in range(3)] == [7, 7, 7]
     assert len(calls) == 4  # once for the kept policy, every time for the other
+
+
+def test_a_policy_in_use_keeps_its_facts_while_others_come_and_go() -> None:
+    calls: list[int] = []
+
+    def compute() -> int:
+        calls.append(1)
+        return 7
+
+    used = object()
+    facts.keep(used)
+    facts.fact(used, "n", compute)
+    for _ in range(3 * facts.MAX_POLICIES):
+        facts.keep(object())  # a new policy
+        facts.keep(used)  # the memo hands the used one back
+        assert facts.fact(used, "n", compute) == 7
+    assert len(calls) == 1
