@@ -25,21 +25,29 @@ class Record:
     #: ``(name, default)`` of every field, in the model's order.
     FIELDS: ClassVar[tuple[tuple[str, Default], ...]] = ()
     _NAMES: ClassVar[tuple[str, ...]] = ()
+    _NAME_SET: ClassVar[frozenset[str]] = frozenset()
+    #: The defaults that are values (shared: immutable), and the fields whose default
+    #: is a new ``dict`` for each record.
+    _VALUES: ClassVar[dict[str, object]] = {}
+    _FRESH: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls) -> None:
         cls._NAMES = tuple(name for name, _ in cls.FIELDS)
+        cls._NAME_SET = frozenset(cls._NAMES)
+        cls._VALUES = {name: default for name, default in cls.FIELDS if default is not dict}
+        cls._FRESH = tuple(name for name, default in cls.FIELDS if default is dict)
 
     def __init__(self, **values: object) -> None:
-        unknown = set(values) - set(self._NAMES)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
+        if not values.keys() <= self._NAME_SET:
+            unknown = sorted(set(values) - self._NAME_SET)
+            raise TypeError(f"{type(self).__name__} has no field {unknown[0]!r}")
         state = self.__dict__
-        for name, default in self.FIELDS:
-            if name in values:
-                state[name] = values[name]
-            else:
-                state[name] = default() if default is dict else default
-        object.__setattr__(self, "_fields_set", frozenset(values))
+        state.update(self._VALUES)
+        for name in self._FRESH:
+            if name not in values:
+                state[name] = {}
+        state.update(values)
+        state["_fields_set"] = frozenset(values)
 
     @classmethod
     def model_construct(cls, **values: object) -> Self:
