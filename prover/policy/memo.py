@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -30,12 +29,6 @@ MAX_ENTRIES = 32
 MAX_TEXT_BYTES = 256 * 1024
 #: Text held in all entries at most (the models are some times larger).
 MAX_TOTAL_BYTES = 2 * 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry(Generic[T]):
-    value: T
-    size: int
 
 
 class TextMemo(Generic[T]):
@@ -50,7 +43,8 @@ class TextMemo(Generic[T]):
         self.entries = entries
         self.text_bytes = text_bytes
         self.total_bytes = total_bytes
-        self._items: OrderedDict[tuple[str, str | bytes], _Entry[T]] = OrderedDict()
+        #: ``(value, size of the text)`` by key.
+        self._items: OrderedDict[tuple[str, str | bytes], tuple[T, int]] = OrderedDict()
         self._held = 0
         self._lock = threading.Lock()
         self.hits = 0
@@ -68,7 +62,7 @@ class TextMemo(Generic[T]):
                 return None
             self._items.move_to_end(key)
             self.hits += 1
-            return entry.value
+            return entry[0]
 
     def put(self, reading: str, text: str | bytes, value: T) -> None:
         """Keep ``value`` for ``text``, dropping the oldest entries beyond the bounds."""
@@ -79,12 +73,12 @@ class TextMemo(Generic[T]):
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:
-                self._held -= old.size
-            self._items[key] = _Entry(value, size)
+                self._held -= old[1]
+            self._items[key] = (value, size)
             self._held += size
             while len(self._items) > self.entries or self._held > self.total_bytes:
-                _, dropped = self._items.popitem(last=False)
-                self._held -= dropped.size
+                _, (_, dropped) = self._items.popitem(last=False)
+                self._held -= dropped
 
     def clear(self) -> None:
         with self._lock:
@@ -98,4 +92,4 @@ class TextMemo(Generic[T]):
     def values(self) -> list[tuple[str, str | bytes, T]]:
         """Every entry as ``(reading, text, value)``, oldest first (for tests)."""
         with self._lock:
-            return [(reading, text, entry.value) for (reading, text), entry in self._items.items()]
+            return [(reading, text, entry[0]) for (reading, text), entry in self._items.items()]
