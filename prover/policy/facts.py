@@ -2,39 +2,41 @@
 
 The memo (:mod:`prover.policy.loader`'s ``LOADED``) hands back the very same policy
 object for the same text, so what depends on that policy alone (its resource totals,
-whether its shape is inside the model) is computed once for it too. Facts are kept only
-for policies the memo registered (:func:`keep`), by object identity, checked with
-``is`` (the entry holds the policy, so its id cannot be reused while it is kept);
-anything else is simply computed. A fact must be a pure function of the policy.
+whether its shape is inside the model, each endpoint's own reading) is computed once
+for it too. Facts are kept only for the policies the memo holds (:func:`keep` when it
+takes one, :func:`drop` when it lets one go, so the memo's bounds bound them too), by
+object identity, checked with ``is`` (the entry holds the policy, so its id cannot be
+reused while it is kept); for any other policy a fact is simply computed. A fact must
+be a pure function of the policy.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
 
-#: Policies whose facts are kept at most (twice the memo's entries: a policy the memo
-#: dropped may still be in use by a check).
-MAX_POLICIES = 64
-
-_kept: OrderedDict[int, tuple[object, dict[object, object]]] = OrderedDict()
+_kept: dict[int, tuple[object, dict[object, object]]] = {}
 _lock = threading.Lock()
 
 
 def keep(policy: object) -> None:
-    """Keep facts for ``policy`` from now on, or renew it if it is kept already (the
-    policy used least recently beyond the bound is forgotten)."""
+    """Keep facts for ``policy`` from now on (until :func:`drop`); a policy kept
+    already keeps the facts it has."""
     with _lock:
         entry = _kept.get(id(policy))
         if entry is None or entry[0] is not policy:
             _kept[id(policy)] = (policy, {})
-        _kept.move_to_end(id(policy))
-        while len(_kept) > MAX_POLICIES:
-            _kept.popitem(last=False)
+
+
+def drop(policy: object) -> None:
+    """Forget ``policy`` and its facts (the memo let it go)."""
+    with _lock:
+        entry = _kept.get(id(policy))
+        if entry is not None and entry[0] is policy:
+            del _kept[id(policy)]
 
 
 def fact(policy: object, name: object, compute: Callable[[], T]) -> T:

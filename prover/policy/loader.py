@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from prover.digest import sha256_hex
 from prover.errors import PolicyLoadError
-from prover.policy.facts import keep
+from prover.policy.facts import drop, keep
 from prover.policy.mainline import mainline_data
 from prover.policy.memo import TextMemo
 from prover.policy.reader import read_policy_data
@@ -83,7 +83,9 @@ def load_policy(
 
 #: Policies ``load_policy_pair`` loaded, with their data (for the schema, should the
 #: other policy of a later pair need it), by reading and text.
-LOADED: TextMemo[tuple[object, AuthoredPolicy | PolicyRecord]] = TextMemo()
+LOADED: TextMemo[tuple[object, AuthoredPolicy | PolicyRecord]] = TextMemo(
+    on_drop=lambda kept: drop(kept[1])
+)
 
 
 def load_policy_pair(
@@ -112,7 +114,6 @@ def load_policy_pair(
             break
         kept = LOADED.get(reading, text)
         if kept is not None:
-            keep(kept[1])  # its facts stay as long as it is in use
             data.append(kept[0])
             loaded.append(kept[1])
             continue
@@ -124,8 +125,9 @@ def load_policy_pair(
         except PolicyLoadError as exc:
             problems.append((role, exc))
             continue
-        LOADED.put(reading, text, (item, policy))
-        keep(policy)
+        keep(policy)  # before the memo holds it: the memo's drop follows this
+        if not LOADED.put(reading, text, (item, policy)):
+            drop(policy)
         data.append(item)
         loaded.append(policy)
     if problems:

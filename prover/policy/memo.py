@@ -12,13 +12,15 @@ models are frozen, and no stage edits a policy in place (``tests/prover/policy/
 test_memo.py`` checks that every entry still equals a fresh load after whole checks).
 Failures are not kept: an invalid policy is rare and a stopped read (deadline,
 cancellation) says nothing about the text. Bounded by entries, by the size of one text
-and by the text held in all, so that memory stays small whatever clients send.
+and by the text held in all, so that memory stays small whatever clients send; the
+facts of a policy (:mod:`prover.policy.facts`) go when it goes.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -27,8 +29,9 @@ T = TypeVar("T")
 MAX_ENTRIES = 32
 #: Longer texts are never kept (a 512-rule policy is about 130 KB).
 MAX_TEXT_BYTES = 256 * 1024
-#: Text held in all entries at most (the models are some times larger).
-MAX_TOTAL_BYTES = 2 * 1024 * 1024
+#: Text held in all entries at most. A loaded policy with its facts takes about 27 times
+#: its text (a 512-rule pair of 250 KB: 6.8 MB), so this holds some 30 MB at most.
+MAX_TOTAL_BYTES = 1024 * 1024
 
 
 class TextMemo(Generic[T]):
@@ -39,7 +42,10 @@ class TextMemo(Generic[T]):
         entries: int = MAX_ENTRIES,
         text_bytes: int = MAX_TEXT_BYTES,
         total_bytes: int = MAX_TOTAL_BYTES,
+        on_drop: Callable[[T], None] | None = None,
     ) -> None:
+        """``on_drop`` is told of every value that leaves (replaced, dropped, cleared)."""
+        self.on_drop = on_drop
         self.entries = entries
         self.text_bytes = text_bytes
         self.total_bytes = total_bytes
@@ -64,27 +70,40 @@ class TextMemo(Generic[T]):
             self.hits += 1
             return entry[0]
 
-    def put(self, reading: str, text: str | bytes, value: T) -> None:
-        """Keep ``value`` for ``text``, dropping the oldest entries beyond the bounds."""
+    def put(self, reading: str, text: str | bytes, value: T) -> bool:
+        """Keep ``value`` for ``text``, dropping the oldest entries beyond the bounds;
+        False (and nothing kept) for a text too long to keep."""
         size = len(text)
         if size > self.text_bytes or self.entries <= 0:
-            return
+            return False
         key = (reading, text)
+        dropped: list[T] = []
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:
                 self._held -= old[1]
+                dropped.append(old[0])
             self._items[key] = (value, size)
             self._held += size
             while len(self._items) > self.entries or self._held > self.total_bytes:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self._held -= dropped
+                _, (gone, gone_size) = self._items.popitem(last=False)
+                self._held -= gone_size
+                dropped.append(gone)
+        self._dropped(dropped)
+        return True
 
     def clear(self) -> None:
         with self._lock:
+            dropped = [value for value, _ in self._items.values()]
             self._items.clear()
             self._held = 0
             self.hits = self.misses = 0
+        self._dropped(dropped)
+
+    def _dropped(self, values: list[T]) -> None:
+        if self.on_drop is not None:
+            for value in values:
+                self.on_drop(value)
 
     def __len__(self) -> int:
         return len(self._items)

@@ -107,18 +107,17 @@ def test_facts_are_computed_once_per_kept_policy_only() -> None:
     assert len(calls) == 4  # once for the kept policy, every time for the other
 
 
-def test_a_policy_in_use_keeps_its_facts_while_others_come_and_go() -> None:
-    calls: list[int] = []
-
-    def compute() -> int:
-        calls.append(1)
-        return 7
-
-    used = object()
-    facts.keep(used)
-    facts.fact(used, "n", compute)
-    for _ in range(3 * facts.MAX_POLICIES):
-        facts.keep(object())  # a new policy
-        facts.keep(used)  # the memo hands the used one back
-        assert facts.fact(used, "n", compute) == 7
-    assert len(calls) == 1
+def test_facts_live_exactly_as_long_as_the_memo_holds_their_policy() -> None:
+    small = "version: 1\n"
+    large = "version: 1\n" + "# padding\n" * 30_000  # over the memo's size of one text
+    (policy, _) = load_policy_pair(small, large)
+    facts.fact(policy, "n", lambda: 7)
+    assert facts.kept_facts(policy) == {"n": 7}
+    assert [text for _, text, _ in LOADED.values()] == [small]  # the large one is not kept
+    for index in range(LOADED.entries):  # new policies push the first one out
+        load_policy_pair(f"version: 1\n# {index}\n", small)
+        assert facts.kept_facts(policy) == {"n": 7}  # renewed by its own use each time
+    for index in range(LOADED.entries):
+        load_policy_pair(f"version: 1\n# other {index}\n", f"version: 1\n# more {index}\n")
+    assert facts.kept_facts(policy) == {}
+    assert len(facts._kept) == len(LOADED)
