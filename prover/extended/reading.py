@@ -306,13 +306,26 @@ def _reading(
     return item
 
 
-def _readings(policy: AuthoredPolicy, channel: Channel) -> tuple[_Endpoint, ...]:
-    """Every endpoint of ``policy`` read alone, in order."""
+_Read = tuple[int, str, int, "EndpointSection", "_Endpoint | None"]
+
+
+def _readings(policy: AuthoredPolicy, channel: Channel) -> tuple[_Read, ...]:
+    """Every endpoint of ``policy`` read alone, in order, with its place: ``None`` for
+    one the model cannot read (an endpoint a check leaves out need not be readable)."""
     return tuple(
-        _reading(rule_index, key, index, section, channel)
+        (rule_index, key, index, section, _read_or_none(rule_index, key, index, section, channel))
         for rule_index, (key, rule) in enumerate(policy.network_policies.items())
         for index, section in enumerate(rule.endpoints)
     )
+
+
+def _read_or_none(
+    rule_index: int, rule_key: str, index: int, section: EndpointSection, channel: Channel
+) -> _Endpoint | None:
+    try:
+        return _reading(rule_index, rule_key, index, section, channel)
+    except Exception:  # e.g. the normaliser's "outside the model": raised again if read
+        return None
 
 
 def _copied(item: _Endpoint) -> _Endpoint:
@@ -474,11 +487,14 @@ def read_policy(
     address check.
     """
     # Each endpoint's own reading depends on it alone: kept with the policy, and copied
-    # (what follows edits the copies).
+    # (what follows edits the copies). One that cannot be read (only an omitted one may
+    # be outside the model) is read again here, to raise as it always did.
     items = [
-        _copied(item)
-        for item in fact(policy, ("endpoint readings", channel), lambda: _readings(policy, channel))
-        if (item.rule_key, item.index) not in omit
+        _copied(item) if item is not None else _reading(rule_index, key, index, section, channel)
+        for rule_index, key, index, section, item in fact(
+            policy, ("endpoint readings", channel), lambda: _readings(policy, channel)
+        )
+        if (key, index) not in omit
     ]
     binaries = {
         key: tuple(_binary(b.path) for b in rule.binaries)

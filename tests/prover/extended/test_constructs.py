@@ -251,6 +251,21 @@ def test_shared_endpoints_that_nothing_else_touches_are_left_out() -> None:
     assert check_boundary(touched, wider).outcome.verdict is not Verdict.WITHIN
 
 
+def test_a_shared_endpoint_outside_the_model_is_left_out_whether_read_before_or_not() -> None:
+    """An endpoint both policies share is decided whatever its shape, even one the
+    reading cannot represent (access beside rules); the second check reads the kept
+    policies' endpoint readings (prover.policy.facts), which must not fail on it."""
+    both = (
+        "{host: a.x.com, port: 443, protocol: rest, enforcement: enforce, access: full, "
+        "rules: [{allow: {method: GET, path: /x}}]}"
+    )
+    narrowed = policy(both, "{host: b.y.com, port: 443}")
+    wider = policy(both, "{host: b.y.com, port: 443}", NEW)
+    for _ in range(2):
+        assert check_boundary(narrowed, wider).outcome.verdict is Verdict.WITHIN
+    assert check_boundary(wider, narrowed).outcome.verdict is Verdict.EXCEEDS
+
+
 IPS_A = (
     "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, "
     "allowed_ips: [10.0.1.0/24], rules: [{allow: {method: GET, path: /a}}%s]}"
