@@ -154,6 +154,8 @@ class FairSlots:
         waiter = _Waiter(client, next(self._arrivals))
         self._waiters.append(waiter)
         self._grant()
+        if waiter.granted:
+            return  # a free slot: no need to wait (nor to yield) for it
         try:
             await waiter.event.wait()
         except BaseException:
