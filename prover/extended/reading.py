@@ -621,9 +621,16 @@ def read_policy(
         )
         return Policy(filesystem, user, group, landlock, rules)
 
+    upper = build(upper_rules)
+    # Most endpoints read alike in both bounds: then so does the policy, built once.
+    alike = upper_rules.keys() == lower_rules.keys() and all(
+        len(ups) == len(lower_rules[position])
+        and all(up is low for up, low in zip(ups, lower_rules[position], strict=True))
+        for position, ups in upper_rules.items()
+    )
     return Reading(
-        upper=build(upper_rules),
-        lower=build(lower_rules),
+        upper=upper,
+        lower=upper if alike else build(lower_rules),
         opaque=tuple(opaque),
         constructs=tuple(constructs),
         conflicts=tuple(conflicts),
