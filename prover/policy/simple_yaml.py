@@ -76,14 +76,15 @@ class _Decline(Exception):
 #: Characters this path never reads (besides tabs and CR): Unicode line breaks and the
 #: byte order mark.
 _EXCLUDED = re.compile("[\x85\u2028\u2029\ufeff]")
-_PLAIN_KEY = r"[A-Za-z0-9_/][A-Za-z0-9_./-]*"
+_PLAIN_KEY = r"[A-Za-z0-9_/][A-Za-z0-9_./-]*+"
 _DOUBLE = r'"([^"\\]*)"'
 _SINGLE = r"'((?:[^']|'')*)'"
 _QUOTED_KEY = r"\"[^\"\\]*\"|'(?:[^']|'')*'"
 #: One line (with its line break): indent, ``- `` and the spaces after it, a key (plain,
 #: or quoted with its quotes) with its ``:`` and the spaces after it, and the rest.
 _LINES = re.compile(
-    rf"( *)(?:-( +))?(?:(?:({_PLAIN_KEY})|({_QUOTED_KEY})):(?: +|(?=\n)|\Z))?([^\n]*)\n?"
+    rf"( *+)(?:-( ++))?(?:(?:({_PLAIN_KEY})|({_QUOTED_KEY})):(?: ++|(?=\n)|\Z))?"
+    r"([^\n]*+)\n?"
 )
 #: The end of a line after a complete value: spaces, or a comment after a space.
 _LINE_END = re.compile(r"(?: +#.*| *)")
@@ -92,6 +93,18 @@ _QUOTED_VALUE = re.compile(rf"(?:{_DOUBLE}|{_SINGLE})(?: +#.*| *)")
 #: before a digit or a dot, as in ``-1``).
 _PLAIN_FLOW = r"(?:-(?=[0-9.]))?[A-Za-z0-9_/.~][A-Za-z0-9_/.~*@+=-]*"
 _FLOW_TOKEN = re.compile(rf" *(?:([\[\]{{}},])|{_DOUBLE}|{_SINGLE}|({_PLAIN_FLOW})|(:) )")
+#: The tokens above in one flow collection of scalars only (the common case), read by
+#: two patterns instead of one call per token: the whole collection and what follows it
+#: on the line, then its elements or key-value pairs (``findall`` finds exactly those of
+#: the whole match: nothing else can start at the commas and spaces between them).
+_FLOW_SCALAR = rf"(?:{_DOUBLE}|{_SINGLE}|({_PLAIN_FLOW}))"
+_FLOW_PAIR = rf"{_FLOW_SCALAR} *: +{_FLOW_SCALAR}"
+_FLAT_FLOW = re.compile(
+    rf"(?:\[ *((?:{_FLOW_SCALAR}(?: *, *{_FLOW_SCALAR})*)?) *\]"
+    rf"|\{{ *((?:{_FLOW_PAIR}(?: *, *{_FLOW_PAIR})*)?) *\}})(?: +#.*| *)"
+)
+_FLOW_SCALARS = re.compile(_FLOW_SCALAR)
+_FLOW_PAIRS = re.compile(_FLOW_PAIR)
 #: First characters of a block value that are not a plain scalar read here: YAML's
 #: indicators (``-`` is read when a digit or a dot follows).
 _NOT_PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -112,10 +125,10 @@ class _Flows:
         self.checkpoint = checkpoint
         self.until_checkpoint = CHECKPOINT_FLOW_ITEMS
 
-    def tick(self) -> None:
-        """One more element read."""
-        self.until_checkpoint -= 1
-        if self.until_checkpoint == 0:
+    def tick(self, elements: int = 1) -> None:
+        """``elements`` more elements read."""
+        self.until_checkpoint -= elements
+        if self.until_checkpoint <= 0:
             self.until_checkpoint = CHECKPOINT_FLOW_ITEMS
             if self.checkpoint is not None:
                 self.checkpoint()
@@ -149,11 +162,47 @@ def _block_value(rest: str, counts: _Flows, depth: int) -> object:
         counts.scalars += 1
         return double if single is None else single.replace("''", "'")
     if first == "[" or first == "{":
+        flat = _FLAT_FLOW.fullmatch(rest)
+        if flat is not None:
+            return _flat_flow(flat, counts, depth)
         value, end = _flow(rest, 0, counts, depth)
         if _LINE_END.fullmatch(rest, end) is None:
             raise _Decline
         return value
     raise _Decline
+
+
+def _quoted_or_plain(double: str, single: str, plain: str) -> object:
+    """The value of a flow scalar from ``findall``'s groups ("" for an absent one)."""
+    if plain:
+        return _plain(plain)
+    return double if double or not single else single.replace("''", "'")
+
+
+def _flat_flow(flat: re.Match[str], counts: _Flows, depth: int) -> object:
+    """A flow collection of scalars matched by ``_FLAT_FLOW`` in a collection at ``depth``."""
+    limits = counts.limits
+    if depth + 1 > limits.depth:
+        raise _Decline
+    counts.collections += 1
+    items_text, pairs_text = flat.group(1, 8)
+    if items_text is not None:
+        items = [_quoted_or_plain(*item) for item in _FLOW_SCALARS.findall(items_text)]
+        if len(items) > limits.sequence_items:
+            raise _Decline
+        counts.scalars += len(items)
+        counts.tick(len(items))
+        return items
+    mapping: dict[str, object] = {}
+    pairs = _FLOW_PAIRS.findall(pairs_text)
+    counts.tick(len(pairs))
+    for key_double, key_single, key_plain, *value in pairs:
+        key = key_plain or key_double or key_single.replace("''", "'")
+        if key in mapping or len(mapping) >= limits.mapping_keys:
+            raise _Decline
+        mapping[key] = _quoted_or_plain(*value)
+        counts.scalars += 2
+    return mapping
 
 
 def _flow(text: str, position: int, counts: _Flows, depth: int) -> tuple[object, int]:
