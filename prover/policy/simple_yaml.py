@@ -26,11 +26,12 @@ So every node of the subset is untagged and unanchored, every scalar is a piece 
 text (so the scalars' bytes stay within the input's), plain values resolve with the same
 YAML 1.2 core-schema function as the composer's, and keys are their text. The reader's
 limits (depth, events, nodes, keys per mapping, elements per list, scalar bytes) are
-checked on the counts; a duplicate key, a plain ``<<`` key or an integer over the digit
-limit declines. Last, libyaml itself parses the text (no Python objects, C speed): any
-error there, or a number of events other than this path's own count, declines.
-``tests/prover/policy/test_simple_yaml.py`` compares both paths over the real-policy
-corpus, generated documents and random mutations of both.
+checked on the counts; a duplicate key or an integer over the digit limit declines (a
+plain ``<<``, the merge key, is no key here). Last, libyaml itself parses the text (no
+Python objects, C speed): any error there, or a number of events other than this path's
+own count, declines.
+``tests/prover/policy/test_simple_yaml.py`` compares both paths over every policy
+under tests/data, hand-written variants and random mutations of the corpus.
 """
 
 from __future__ import annotations
