@@ -36,7 +36,6 @@ from yaml import events
 from prover.errors import PolicyLoadError
 from prover.policy.paths import Location, render_path
 from prover.policy.scalars import _NON_STRING_STARTS, CORE_TAG, resolve_scalar, tag_error
-from prover.policy.simple_yaml import Limits, read_simple
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -426,13 +425,22 @@ def read_policy_data(
     reading a large policy (it raises to stop the read).
     """
     decoded = _decode(text)
-    limits = Limits(
-        MAX_DEPTH, MAX_EVENTS, MAX_NODES, MAX_SCALAR_BYTES, MAX_MAPPING_KEYS, MAX_SEQUENCE_ITEMS
-    )
-    simple = read_simple(decoded, limits, checkpoint)
-    if simple is not None:
-        return simple
+    if len(decoded) >= SIMPLE_FROM_CHARS:
+        # Imported here: compiling its patterns (1.5 ms) costs more than it saves on the
+        # few lines of a tiny policy, such as a CLI start on the seed example.
+        from prover.policy.simple_yaml import Limits, read_simple
+
+        limits = Limits(
+            MAX_DEPTH, MAX_EVENTS, MAX_NODES, MAX_SCALAR_BYTES, MAX_MAPPING_KEYS, MAX_SEQUENCE_ITEMS
+        )
+        simple = read_simple(decoded, limits, checkpoint)
+        if simple is not None:
+            return simple
     return _compose(decoded, checkpoint)
+
+
+#: Shorter texts are read by the event composer alone.
+SIMPLE_FROM_CHARS = 1024
 
 
 def read_policy_events(

@@ -78,8 +78,11 @@ SERVER_ONLY = frozenset(
         "server.tools",
     }
 )
-#: What a pair without network rules never needs.
-NETWORK_ONLY = frozenset({"z3", "prover.network_solver", "prover.checks.network"})
+#: What a pair without network rules never needs (nor tiny texts the reader's fast
+#: path, whose patterns cost more to compile than they save there).
+NETWORK_ONLY = frozenset(
+    {"z3", "prover.network_solver", "prover.checks.network", "prover.policy.simple_yaml"}
+)
 #: What ``check`` loads only when it uses it: pydantic (an invalid policy's message, a
 #: document the fast loader declines, environment evidence), the environment evidence,
 #: explain and proposal, and ``importlib.metadata``.
