@@ -172,3 +172,8 @@ async def test_while_slow_starts_only_for_a_slow_call_and_stops_when_it_ends(
     with anyio.fail_after(10):
         assert await runner.run_in_worker(slow, Budget(5_000), while_slow=while_slow) == "slow"
     assert events == []  # finished before it counted as slow: no task was started
+
+    monkeypatch.setattr(runner, "SLOW_AFTER_S", 0.5)
+    with anyio.fail_after(10):
+        assert await runner.run_in_worker(slow, Budget(100), while_slow=while_slow) == "slow"
+    assert events == []  # its deadline came before it could count as slow
