@@ -37,7 +37,7 @@ from prover.extended.reading import (
     middleware_selectors,
     read_policy,
 )
-from prover.extended.slots import endpoint_slots, trimmed
+from prover.extended.slots import endpoint_slots
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.facts import fact
 from prover.policy.shape import runtime_refusal, shape_problems
@@ -97,7 +97,7 @@ def check_extended(
             continue  # leaving endpoints out adds no problem
         # What is left out is decided already, whatever its shape.
         found = shape_problems(
-            trimmed(policy, omit), extended=True, known_identity=known_identity(evidence)
+            policy, extended=True, known_identity=known_identity(evidence), omit=omit
         )
         here = [f"{label} policy {p}" for p in islice(found, MAX_SHAPE_PROBLEMS + 1)]
         if here and (refusal := runtime_refusal(policy)) is not None:

@@ -117,17 +117,5 @@ def _closed(
     return frozenset(kept)
 
 
-def trimmed(policy: AuthoredPolicy, omit: frozenset[Slot]) -> AuthoredPolicy:
-    """``policy`` without the ``omit`` endpoints, and without rules left with none."""
-    if not omit:
-        return policy
-    rules = {}
-    for key, rule in policy.network_policies.items():
-        kept = tuple(ep for i, ep in enumerate(rule.endpoints) if (key, i) not in omit)
-        if kept or not rule.endpoints:
-            rules[key] = rule.model_copy(update={"endpoints": kept})
-    return policy.model_copy(update={"network_policies": rules})
-
-
 def _ports(port: int | None, ports: tuple[int, ...]) -> frozenset[int]:
     return frozenset(ports) if ports else frozenset((port,) if port else ())

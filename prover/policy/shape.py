@@ -8,7 +8,7 @@ prefixes ``"boundary policy "``/``"candidate policy "`` (boundary first).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -394,10 +394,13 @@ def shape_problems(
     *,
     extended: bool = False,
     known_identity: Callable[[str, str], bool] | None = None,
+    omit: Collection[tuple[str, int]] = (),
 ) -> Iterator[str]:
     """Every reason this policy is outside the model, in :func:`shape_problem`'s order
     (lazily: the reference reports only the first). The extended model names the binary
-    and the endpoint, so that an agent can fix them all in one round."""
+    and the endpoint (by its index as written), so that an agent can fix them all in one
+    round. ``omit`` (rule key, endpoint index) leaves endpoints out, and a rule with
+    endpoints that are all left out (a check has decided them already)."""
     process = policy.process
     for field, value in (
         ("run_as_user", (process.run_as_user or "") if process else ""),
@@ -413,6 +416,8 @@ def shape_problems(
     if policy.cedar_policy is not None:
         yield "uses Cedar policies, which the containment model does not cover"
     for key, rule in policy.network_policies.items():
+        if omit and rule.endpoints and all((key, i) in omit for i in range(len(rule.endpoints))):
+            continue
         for position, binary in enumerate(rule.binaries):
             problem = literal_problem(binary.path)
             if problem:
@@ -421,6 +426,8 @@ def shape_problems(
                 detail = f" ('{binary.path}' at binaries[{position}])" if extended else ""
                 yield f"rule '{key}' uses an unsupported binary{detail}"
         for position, endpoint in enumerate(rule.endpoints):
+            if omit and (key, position) in omit:
+                continue
             problem = _endpoint_problem(endpoint, extended=extended)
             if problem:
                 where = f" (endpoint {position})" if extended else ""

@@ -266,6 +266,17 @@ def test_a_shared_endpoint_outside_the_model_is_left_out_whether_read_before_or_
     assert check_boundary(wider, narrowed).outcome.verdict is Verdict.EXCEEDS
 
 
+def test_a_shape_problem_names_the_endpoint_by_its_index_as_written() -> None:
+    """An endpoint both policies share is left out of the shape check; the problem of
+    the one after it still names its own index (it used to name its position among
+    those left in)."""
+    bad = "{host: b.x.com, port: 443, path: '/a/../b'}"
+    shared = "{host: a.x.com, port: 443}"
+    outcome = check_boundary(policy(shared, bad), policy(shared, L4)).outcome
+    assert outcome.verdict is Verdict.UNSUPPORTED
+    assert "non-canonical endpoint path (endpoint 1)" in (outcome.reason or "")
+
+
 IPS_A = (
     "{host: api.x.com, port: 443, protocol: rest, enforcement: enforce, "
     "allowed_ips: [10.0.1.0/24], rules: [{allow: {method: GET, path: /a}}%s]}"
