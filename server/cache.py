@@ -25,13 +25,12 @@ import copy
 import hashlib
 import logging
 import os
-import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from prover import __version__
+from prover.lru import BoundedLru
 
 log = logging.getLogger(__name__)
 
@@ -104,14 +103,19 @@ class ResultCache:
         if max_entries < 0:
             raise ValueError("cache size must be at least 0")
         self.max_entries = max_entries
-        self.hits = 0
-        self.misses = 0
-        self._entries: OrderedDict[str, CachedResult] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: BoundedLru[str, CachedResult] = BoundedLru(max_entries)
 
     @property
     def enabled(self) -> bool:
         return self.max_entries > 0
+
+    @property
+    def hits(self) -> int:
+        return self._entries.hits
+
+    @property
+    def misses(self) -> int:
+        return self._entries.misses
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -120,30 +124,19 @@ class ResultCache:
         """A private copy of the stored result, or ``None``; counts hits and misses."""
         if not self.enabled:
             return None
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
         return CachedResult(text=entry.text, document=copy.deepcopy(entry.document))
 
     def put(self, key: str, text: str, document: dict[str, Any]) -> bool:
         """Store a deterministic result; return whether it was stored."""
         if not self.enabled or not is_cacheable(document):
             return False
-        entry = CachedResult(text=text, document=copy.deepcopy(document))
-        with self._lock:
-            self._entries[key] = entry
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-        return True
+        return self._entries.put(key, CachedResult(text=text, document=copy.deepcopy(document)))
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._entries.clear()
 
 
 def parse_cache_size(text: str) -> int:

@@ -18,10 +18,10 @@ facts of a policy (:mod:`prover.policy.facts`) go when it goes.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
+
+from prover.lru import BoundedLru
 
 T = TypeVar("T")
 
@@ -35,7 +35,8 @@ MAX_TOTAL_BYTES = 1024 * 1024
 
 
 class TextMemo(Generic[T]):
-    """A thread-safe LRU map from ``(reading, text)`` to a value derived from the text."""
+    """Values derived from a text, by ``(reading, text)``: a :class:`BoundedLru` whose
+    entries are sized by their text, that never keeps a text over ``text_bytes``."""
 
     def __init__(
         self,
@@ -45,70 +46,37 @@ class TextMemo(Generic[T]):
         on_drop: Callable[[T], None] | None = None,
     ) -> None:
         """``on_drop`` is told of every value that leaves (replaced, dropped, cleared)."""
-        self.on_drop = on_drop
-        self.entries = entries
         self.text_bytes = text_bytes
-        self.total_bytes = total_bytes
-        #: ``(value, size of the text)`` by key.
-        self._items: OrderedDict[tuple[str, str | bytes], tuple[T, int]] = OrderedDict()
-        self._held = 0
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+        self._lru: BoundedLru[tuple[str, str | bytes], T] = BoundedLru(
+            entries, total_size=total_bytes, on_drop=on_drop
+        )
+
+    @property
+    def entries(self) -> int:
+        return self._lru.entries
+
+    @property
+    def hits(self) -> int:
+        return self._lru.hits
 
     def get(self, reading: str, text: str | bytes) -> T | None:
-        """The value kept for ``text`` under ``reading``, if any (it becomes the newest)."""
+        """The value kept for ``text`` under ``reading``, if any."""
         if len(text) > self.text_bytes:
             return None
-        key = (reading, text)
-        with self._lock:
-            entry = self._items.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return entry[0]
+        return self._lru.get((reading, text))
 
     def put(self, reading: str, text: str | bytes, value: T) -> bool:
-        """Keep ``value`` for ``text``, dropping the oldest entries beyond the bounds;
-        False (and nothing kept) for a text too long to keep."""
-        size = len(text)
-        if size > self.text_bytes or self.entries <= 0:
+        """Keep ``value`` for ``text``; False (nothing kept) for a text too long."""
+        if len(text) > self.text_bytes:
             return False
-        key = (reading, text)
-        dropped: list[T] = []
-        with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._held -= old[1]
-                dropped.append(old[0])
-            self._items[key] = (value, size)
-            self._held += size
-            while len(self._items) > self.entries or self._held > self.total_bytes:
-                _, (gone, gone_size) = self._items.popitem(last=False)
-                self._held -= gone_size
-                dropped.append(gone)
-        self._dropped(dropped)
-        return True
+        return self._lru.put((reading, text), value, len(text))
 
     def clear(self) -> None:
-        with self._lock:
-            dropped = [value for value, _ in self._items.values()]
-            self._items.clear()
-            self._held = 0
-            self.hits = self.misses = 0
-        self._dropped(dropped)
-
-    def _dropped(self, values: list[T]) -> None:
-        if self.on_drop is not None:
-            for value in values:
-                self.on_drop(value)
+        self._lru.clear()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._lru)
 
     def values(self) -> list[tuple[str, str | bytes, T]]:
         """Every entry as ``(reading, text, value)``, oldest first (for tests)."""
-        with self._lock:
-            return [(reading, text, entry[0]) for (reading, text), entry in self._items.items()]
+        return [(reading, text, value) for (reading, text), value in self._lru.items()]
