@@ -20,19 +20,8 @@ from collections.abc import Callable
 from benchmarks.policies import ordinary_pair
 from prover.policy import reader
 from prover.policy.reader import read_policy_data, read_policy_events
-from prover.policy.simple_yaml import Limits, read_simple
+from prover.policy.simple_yaml import read_simple
 from tests.corpus import corpus_entries
-
-
-def _limits() -> Limits:
-    return Limits(
-        reader.MAX_DEPTH,
-        reader.MAX_EVENTS,
-        reader.MAX_NODES,
-        reader.MAX_SCALAR_BYTES,
-        reader.MAX_MAPPING_KEYS,
-        reader.MAX_SEQUENCE_ITEMS,
-    )
 
 
 def _medians(text: str, calls: int) -> tuple[float, float]:
@@ -52,7 +41,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     corpus = [entry.text for entry in corpus_entries()]
-    taken = [text for text in corpus if read_simple(text, _limits()) is not None]
+    taken = [text for text in corpus if read_simple(text, reader.limits()) is not None]
     candidate, boundary = ordinary_pair(16)
     texts = {
         f"ordinary 16-rule candidate ({len(candidate)} B)": candidate,

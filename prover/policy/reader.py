@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import yaml
 from yaml import events
@@ -36,6 +37,9 @@ from yaml import events
 from prover.errors import PolicyLoadError
 from prover.policy.paths import Location, render_path
 from prover.policy.scalars import _NON_STRING_STARTS, CORE_TAG, resolve_scalar, tag_error
+
+if TYPE_CHECKING:
+    from prover.policy.simple_yaml import Limits
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -428,12 +432,9 @@ def read_policy_data(
     if len(decoded) >= SIMPLE_FROM_CHARS:
         # Imported here: compiling its patterns (1.5 ms) costs more than it saves on the
         # few lines of a tiny policy, such as a CLI start on the seed example.
-        from prover.policy.simple_yaml import Limits, read_simple
+        from prover.policy.simple_yaml import read_simple
 
-        limits = Limits(
-            MAX_DEPTH, MAX_EVENTS, MAX_NODES, MAX_SCALAR_BYTES, MAX_MAPPING_KEYS, MAX_SEQUENCE_ITEMS
-        )
-        simple = read_simple(decoded, limits, checkpoint)
+        simple = read_simple(decoded, limits(), checkpoint)
         if simple is not None:
             return simple
     return _compose(decoded, checkpoint)
@@ -441,6 +442,16 @@ def read_policy_data(
 
 #: Shorter texts are read by the event composer alone.
 SIMPLE_FROM_CHARS = 1024
+
+
+def limits() -> Limits:
+    """This module's limits as the fast path takes them (read at each call: tests lower
+    them)."""
+    from prover.policy.simple_yaml import Limits
+
+    return Limits(
+        MAX_DEPTH, MAX_EVENTS, MAX_NODES, MAX_SCALAR_BYTES, MAX_MAPPING_KEYS, MAX_SEQUENCE_ITEMS
+    )
 
 
 def read_policy_events(

@@ -23,22 +23,11 @@ import pytest
 from prover.errors import PolicyLoadError
 from prover.policy import reader, simple_yaml
 from prover.policy.reader import read_policy_data, read_policy_events
-from prover.policy.simple_yaml import Limits, read_simple
+from prover.policy.simple_yaml import read_simple
 from tests.corpus import corpus_entries
 from tests.support import boundary_cases, proposal_cases
 
 DATA = Path(__file__).parents[2] / "data"
-
-
-def _limits() -> Limits:
-    return Limits(
-        reader.MAX_DEPTH,
-        reader.MAX_EVENTS,
-        reader.MAX_NODES,
-        reader.MAX_SCALAR_BYTES,
-        reader.MAX_MAPPING_KEYS,
-        reader.MAX_SEQUENCE_ITEMS,
-    )
 
 
 def tree(value: object) -> object:
@@ -63,7 +52,7 @@ def _outcome(read: object, text: str | bytes) -> tuple[object, ...]:
 def compare(text: str) -> bool:
     """Assert the fast path agrees with the event composer on ``text``; whether it took it."""
     expected = _outcome(read_policy_events, text)
-    fast = read_simple(text, _limits())
+    fast = read_simple(text, reader.limits())
     if fast is not None:
         assert expected == ("data", tree(fast)), text
     assert _outcome(read_policy_data, text) == expected, text
@@ -100,7 +89,7 @@ def test_every_policy_under_tests_data_reads_the_same_and_most_take_the_fast_pat
     texts = data_texts()
     taken = sum(compare(text) for text in texts)
     corpus = [entry.text for entry in corpus_entries()]
-    corpus_taken = sum(read_simple(text, _limits()) is not None for text in corpus)
+    corpus_taken = sum(read_simple(text, reader.limits()) is not None for text in corpus)
     assert len(texts) > 600
     assert taken > len(texts) * 0.8
     assert corpus_taken >= 400  # of 418: the others have tags, anchors, CR or odd quoting
@@ -281,8 +270,8 @@ def test_only_small_texts_take_the_fast_path() -> None:
     rules = "".join(f"  r{i}: {{host: h{i}.example, port: 443}}\n" for i in range(2_000))
     text = "version: 1\nnetwork_policies:\n" + rules
     assert len(text) > simple_yaml.MAX_SIMPLE_CHARS
-    assert read_simple(text, _limits()) is None
-    assert read_simple(text[: text.index("\n  r1000:") + 1], _limits()) is not None
+    assert read_simple(text, reader.limits()) is None
+    assert read_simple(text[: text.index("\n  r1000:") + 1], reader.limits()) is not None
 
 
 class _Stop(Exception):
@@ -294,7 +283,7 @@ def test_the_fast_path_calls_the_checkpoint_which_may_stop_it() -> None:
     text = "version: 1\nnetwork_policies:\n" + rules  # 1,202 lines, 18 KB
     flow = "a: [" + ", ".join(["{b: 1}"] * 3_000) + "]\n"  # 6,000 flow elements, 1 line
     for policy, expected in ((text, 2), (flow, 5)):  # a call every 512 lines / 1,024 items
-        assert read_simple(policy, _limits()) is not None
+        assert read_simple(policy, reader.limits()) is not None
         calls: list[int] = []
         data = read_policy_data(policy, checkpoint=lambda calls=calls: calls.append(1))
         assert data == read_policy_events(policy)
