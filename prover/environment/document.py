@@ -12,6 +12,10 @@ duplicate or merge keys)::
     groups: {root: 0, sandbox: 1000}  # name -> gid, from /etc/group
     symlinks: {/bin: usr/bin}         # physical link path -> target as stored
     symlinks_complete_beneath: [/]    # no other symlink exists at or beneath these
+    paths_exist: {/app: false, /tmp: true}  # whether a path exists in the image
+    gpu: false                        # whether the sandbox has a GPU (adds GPU paths)
+    driver: docker                    # docker, podman, kubernetes, openshift or vm
+    primary_gids: {sandbox: 1000}     # user name -> primary gid, from /etc/passwd
 
 Every path is absolute and canonical (no ``//``, ``.``/``..`` segment or trailing ``/``)
 and names the physical location: none of its ancestors is a symlink.
@@ -23,7 +27,15 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 from prover.errors import PolicyLoadError, ProverError
 from prover.policy.messages import describe_errors
@@ -61,6 +73,9 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+#: The compute drivers, by how they resolve an omitted identity
+#: (``openshell-supervisor-process/src/identity.rs``, ``DriverIdentity``).
+Driver = Literal["docker", "podman", "kubernetes", "openshift", "vm"]
 Id = Annotated[StrictInt, Field(ge=0, le=MAX_ID)]
 Name = Annotated[StrictStr, Field(min_length=1, max_length=256)]
 
@@ -80,6 +95,10 @@ class _Document(BaseModel):
     symlinks_complete_beneath: list[StrictStr] = Field(
         default_factory=list, max_length=MAX_SYMLINKS
     )
+    paths_exist: dict[StrictStr, StrictBool] = Field(default_factory=dict, max_length=MAX_NAMES)
+    gpu: StrictBool | None = None
+    driver: Driver | None = None
+    primary_gids: dict[Name, Id] = Field(default_factory=dict, max_length=MAX_NAMES)
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,10 @@ class Environment:
     groups: dict[str, int] = field(default_factory=dict)
     symlinks: dict[str, str] = field(default_factory=dict)
     complete_beneath: tuple[str, ...] = ()
+    paths_exist: dict[str, bool] = field(default_factory=dict)
+    gpu: bool | None = None
+    driver: str | None = None
+    primary_gids: dict[str, int] = field(default_factory=dict)
 
 
 def _semantic_problem(doc: _Document) -> tuple[str, str] | None:
@@ -113,6 +136,10 @@ def _semantic_problem(doc: _Document) -> tuple[str, str] | None:
             return f"field 'symlinks' key {why} (got {link!r})", f"symlinks.{link}"
         if "\x00" in target or len(target) > MAX_TARGET_CHARS:
             return f"field 'symlinks.{link}' must be a link target", f"symlinks.{link}"
+    for path in doc.paths_exist:
+        problem = path_problem(path)
+        if problem:
+            return f"field 'paths_exist' key {problem} (got {path!r})", f"paths_exist.{path}"
     for index, path in enumerate(doc.symlinks_complete_beneath):
         problem = path_problem(path)
         if problem:
@@ -152,4 +179,8 @@ def load_environment(text: str | bytes) -> Environment:
         groups=dict(doc.groups),
         symlinks=dict(doc.symlinks),
         complete_beneath=tuple(doc.symlinks_complete_beneath),
+        paths_exist=dict(doc.paths_exist),
+        gpu=doc.gpu,
+        driver=doc.driver,
+        primary_gids=dict(doc.primary_gids),
     )

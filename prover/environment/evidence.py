@@ -35,6 +35,19 @@ class Evidence:
     def workdir(self) -> str | None:
         return self.env.workdir
 
+    def gpu(self) -> bool | None:
+        """Whether the sandbox has a GPU (the runtime then adds GPU paths), or None."""
+        if self.env.gpu is not None:
+            self.rely(f"the sandbox {'has' if self.env.gpu else 'has no'} GPU")
+        return self.env.gpu
+
+    def path_exists(self, path: str) -> bool | None:
+        """Whether ``path`` exists in the image, or None where the evidence is silent."""
+        known = self.env.paths_exist.get(path)
+        if known is not None:
+            self.rely(f"{path} {'exists' if known else 'does not exist'} in the image")
+        return known
+
     def identity(self, value: str, field: str) -> Resolved | None:
         return resolve_identity(value, field, self.env)
 

@@ -41,7 +41,14 @@ from prover.extended.slots import endpoint_slots
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.facts import fact
 from prover.policy.shape import runtime_refusal, shape_problems
-from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode, Verdict
+from prover.results import (
+    CheckOutcome,
+    FilesystemCounterexample,
+    NetworkCounterexample,
+    ReasonCode,
+    Verdict,
+)
+from prover.runtime.effective import FilesystemReading, FilesystemWorld
 
 # The concrete evaluator and the witness replay (prover.concrete, prover.witness) are
 # imported where a witness is checked: a pair decided without one (the CLI's seed
@@ -116,20 +123,33 @@ def check_extended(
     bound = read_policy(boundary, omit=omit, coupled=coupled, checkpoint=budget.checkpoint)
     noted = (f"candidate-only middlewares ({_names(extra)}) read as restrictions",) if extra else ()
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs + noted))
-    outcome = _decide(cand, bound, budget, evidence)
+    files = FilesystemReading(
+        cand.upper,
+        bound.lower,
+        candidate_proxy=bool(candidate.network_policies),
+        boundary_proxy=bool(boundary.network_policies),
+        evidence=evidence,
+    )
+    worlds = files.worlds()
+    readings += tuple(f for f in worlds[0].facts() if f not in readings)
+    outcome = _decide(cand, bound, budget, evidence, (files, worlds[0]))
+    if outcome.verdict is Verdict.WITHIN:
+        outcome = _other_worlds(worlds[1:], cand, budget, evidence) or outcome
     if outcome.verdict is Verdict.EXCEEDS and isinstance(
         outcome.counterexample, NetworkCounterexample
     ):
         outcome = _named(outcome, cand, bound)
-    if outcome.verdict is Verdict.WITHIN and missing:
-        selectors = middleware_selectors(boundary, missing)
+    if outcome.verdict is Verdict.WITHIN:
         reachable = [
-            ep.host or ANY_HOST
+            (ep.host or ANY_HOST).lower()
             for rule in candidate.network_policies.values()
             for ep in rule.endpoints
         ]
-        if any(may_select(selectors, host.lower()) for host in reachable):
-            outcome = CheckOutcome.unsupported(SHAPE, _middleware_reason(missing))
+        for names, reason in ((missing, _middleware_reason), (extra, _authority_reason)):
+            selectors = middleware_selectors(candidate if names is extra else boundary, names)
+            if names and any(may_select(selectors, host) for host in reachable):
+                outcome = CheckOutcome.unsupported(SHAPE, reason(names))
+                break
     return outcome.model_copy(update={"readings": readings})
 
 
@@ -138,14 +158,118 @@ def _clean(policy: AuthoredPolicy) -> bool:
     return next(shape_problems(policy, extended=True), None) is None
 
 
-def _decide(
-    cand: Reading, bound: Reading, budget: Budget, evidence: Evidence | None = None
+def _with_filesystems(
+    cand: Reading, bound: Reading, world: FilesystemWorld
+) -> tuple[Reading, Reading]:
+    """Both readings with the filesystems the runtime enforces in ``world``: the
+    candidate's upper bound what it may get and its lower what it surely gets; the
+    boundary's lower bound every baseline path as present (the same environment), its
+    upper bound what it may get."""
+    c, b = world.candidate, world.boundary
+    cand = replace(
+        cand,
+        upper=replace(cand.upper, filesystem=world.candidate_upper),
+        lower=replace(cand.lower, filesystem=c.sure),
+    )
+    bound = replace(
+        bound,
+        upper=replace(bound.upper, filesystem=world.boundary_upper),
+        lower=replace(bound.lower, filesystem=b.assumed),
+    )
+    return cand, bound
+
+
+def _filesystem_only(policy: Policy, filesystem: Filesystem, like: Policy) -> Policy:
+    """``filesystem`` in a policy with no network rules and ``like``'s process and
+    Landlock fields: the pipeline then decides the filesystem alone."""
+    return replace(like, filesystem=filesystem, rules=())
+
+
+def _sure_filesystem_exceed(
+    first: CheckOutcome,
+    cand: Reading,
+    budget: Budget,
+    evidence: Evidence | None,
+    runtime: tuple[FilesystemReading, FilesystemWorld],
 ) -> CheckOutcome:
-    ways = _ways(cand, bound)
+    """A filesystem exceed of the candidate's upper bound over the boundary's lower, kept
+    only where, in the environment of the witness (its path exists), what the candidate
+    surely gets exceeds what the boundary may get; else ``unsupported`` naming the
+    runtime's reading it depends on."""
+    witness = first.counterexample
+    assert isinstance(witness, FilesystemCounterexample)
+    files, world = runtime
+    like = cand.lower
+    for _ in range(2):  # the witness, or the one its own environment gives instead
+        there = files.witness_world(world.gpu, witness.path)
+        sure = check_models(
+            _filesystem_only(like, there.candidate.sure, like),
+            _filesystem_only(like, there.boundary_upper, like),
+            budget,
+            evidence,
+            past_workdir=True,
+        )
+        if sure.verdict is not Verdict.EXCEEDS or not isinstance(
+            sure.counterexample, FilesystemCounterexample
+        ):
+            break
+        if sure.counterexample == witness:
+            return sure
+        witness = sure.counterexample
+    return CheckOutcome.unsupported(
+        ReasonCode.UNRESOLVED_FILESYSTEM_PATH,
+        f"filesystem {witness.access} {witness.path} depends on which paths exist in the "
+        "sandbox image: the runtime adds baseline paths only where they exist, and under "
+        "best_effort builds no Landlock ruleset when none of the candidate's listed paths "
+        "exists; set landlock.compatibility: hard_requirement in the candidate, or give "
+        "the `paths_exist` facts of the environment evidence",
+    )
+
+
+def _other_worlds(
+    worlds: tuple[FilesystemWorld, ...],
+    cand: Reading,
+    budget: Budget,
+    evidence: Evidence | None,
+) -> CheckOutcome | None:
+    """The filesystem decided in the environments besides the main one (a GPU the
+    evidence does not rule out); None when within in each."""
+    like = cand.upper
+    for world in worlds:
+        outcome = check_models(
+            _filesystem_only(like, world.candidate_upper, like),
+            _filesystem_only(like, world.boundary.assumed, like),
+            budget,
+            evidence,
+            past_workdir=True,
+        )
+        if outcome.verdict is not Verdict.WITHIN:
+            what = (
+                f"filesystem {outcome.counterexample.access} {outcome.counterexample.path}"
+                if isinstance(outcome.counterexample, FilesystemCounterexample)
+                else "the filesystem"
+            )
+            return CheckOutcome.unsupported(
+                ReasonCode.UNRESOLVED_FILESYSTEM_PATH,
+                f"{what} exceeds the boundary if the sandbox has a GPU (the runtime then "
+                "adds GPU device paths and makes /proc read-write); give the `gpu` fact of "
+                "the environment evidence",
+            )
+    return None
+
+
+def _decide(
+    cand: Reading,
+    bound: Reading,
+    budget: Budget,
+    evidence: Evidence | None,
+    runtime: tuple[FilesystemReading, FilesystemWorld],
+) -> CheckOutcome:
+    ways = [_with_filesystems(c, b, runtime[1]) for c, b in _ways(cand, bound)]
     if len(ways) == 1:
-        return _decide_one(cand, bound, budget, evidence)
+        return _decide_one(*ways[0], budget, evidence, runtime)
     # Within only when within for each way in; one way suffices to exceed.
-    outcomes = [_decide_one(c, b, budget, evidence) for c, b in ways]
+    outcomes = [_decide_one(c, b, budget, evidence, runtime) for c, b in ways]
     for verdict in (Verdict.EXCEEDS, Verdict.INCONCLUSIVE, Verdict.UNSUPPORTED):
         for outcome in outcomes:
             if outcome.verdict is verdict:
@@ -256,11 +380,17 @@ def _ways(cand: Reading, bound: Reading) -> list[tuple[Reading, Reading]]:
 
 
 def _decide_one(
-    cand: Reading, bound: Reading, budget: Budget, evidence: Evidence | None = None
+    cand: Reading,
+    bound: Reading,
+    budget: Budget,
+    evidence: Evidence | None,
+    runtime: tuple[FilesystemReading, FilesystemWorld],
 ) -> CheckOutcome:
     first = check_models(cand.upper, bound.lower, budget, evidence, past_workdir=True)
     if first.verdict is Verdict.WITHIN:
         return _check_opaque(cand, bound, budget, first, evidence)
+    if isinstance(first.counterexample, FilesystemCounterexample):
+        return _sure_filesystem_exceed(first, cand, budget, evidence, runtime)
     exact = cand.exact and bound.exact and not cand.fail_closed and not cand.restricting
     if first.verdict is Verdict.EXCEEDS and isinstance(first.counterexample, NetworkCounterexample):
         first = _with_possible_host(first, cand, bound, exact=exact)
@@ -503,11 +633,23 @@ def _names(keys: list[str]) -> str:
     return shown + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
 
+def _authority_reason(extra: list[str]) -> str:
+    """A candidate-only middleware may add request headers outside the protected list
+    (``openshell-supervisor-middleware/src/headers.rs``) and replace request bodies: it can
+    add authority, such as an API key, that no policy rule expresses."""
+    return (
+        f"candidate network middlewares ({_names(extra)}) are not in the boundary and select "
+        "hosts the candidate reaches; a middleware may add request headers (credentials) and "
+        "replace bodies, an authority the boundary does not grant: remove them or use the "
+        "boundary's middlewares as written"
+    )
+
+
 def _middleware_reason(missing: list[str]) -> str:
     return (
         f"boundary network middlewares ({_names(missing)}) are not in the candidate as "
         "written and select hosts the candidate reaches; only identical middlewares are "
-        "read as the same authority (the candidate's own ones only restrict)"
+        "read as the same authority"
     )
 
 

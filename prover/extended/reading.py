@@ -134,7 +134,9 @@ class Reading:
 
     @property
     def exact(self) -> bool:
-        return self.upper == self.lower and not self.opaque
+        """Both bounds grant the same network access (the filesystem's bounds, which the
+        runtime's reading may set apart, are decided by ``prover.extended.check``)."""
+        return self.upper.rules == self.lower.rules and not self.opaque
 
     def way(self, channel: Channel) -> Reading:
         """The same policy read for one way in only."""

@@ -20,6 +20,9 @@ from prover.results import FilesystemCounterexample, ProcessCounterexample, Verd
 from tests.prover.environment.test_document import STANDARD
 
 FS_ONLY = "version: 1\nfilesystem_policy: {{read_write: [{}]}}\n"
+#: Under hard_requirement a missing path stops the sandbox instead of turning Landlock
+#: off (landlock.rs try_open_path), so containment does not depend on which paths exist.
+FS_HARD = FS_ONLY + "landlock: {{compatibility: hard_requirement}}\n"
 BOTH = (False, True)
 
 
@@ -40,9 +43,9 @@ WITHIN = [
     # unresolved_workdir: a bare policy includes /sandbox, which the boundary lists
     ("version: 1\n", "version: 1\nfilesystem_policy: {read_write: [/sandbox, /tmp]}\n"),
     # a subdirectory of a boundary directory (Landlock grants the hierarchy)
-    (FS_ONLY.format("/workspace/project"), FS_ONLY.format("/workspace")),
+    (FS_HARD.format("/workspace/project"), FS_HARD.format("/workspace")),
     # through a usr-merge symlink
-    (FS_ONLY.format("/lib/python3"), FS_ONLY.format("/usr/lib")),
+    (FS_HARD.format("/lib/python3"), FS_HARD.format("/usr/lib")),
     # identities: omitted means the image's user; a number names the same uid
     (_process(), _process("sandbox", "sandbox")),
     (_process("1000", "1000"), _process("sandbox", "sandbox")),

@@ -156,9 +156,10 @@ CASES = [
         policy(L4, NEW, extra=MIDDLEWARE),
         "within",
     ),
-    # A candidate's own middleware only restricts it; a boundary's own one restricts the
-    # boundary in ways the candidate is not.
-    ("candidate-only middleware", policy(L4, extra=MIDDLEWARE), policy(L4), "within"),
+    # A candidate's own middleware is an authority (it may add headers such as an API
+    # key and replace bodies: openshell-supervisor-middleware headers.rs); a boundary's
+    # own one restricts the boundary in ways the candidate is not.
+    ("candidate-only middleware", policy(L4, extra=MIDDLEWARE), policy(L4), "unsupported"),
     ("boundary-only middleware", policy(L4), policy(L4, extra=MIDDLEWARE), "unsupported"),
     (
         # It only restricts the boundary: an exceed stands, and hosts it does not select

@@ -1,0 +1,125 @@
+"""The effective filesystems of a candidate and a boundary, in each sandbox environment
+the evidence leaves open (today: with and without a GPU).
+
+See :mod:`prover.runtime.filesystem` for the runtime facts. One environment is the main
+one (the check's pipeline decides it); the others are decided on the filesystem alone,
+since the GPU changes nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from prover.environment.paths import is_beneath
+from prover.model import Filesystem, Policy
+from prover.runtime.filesystem import (
+    UNRESTRICTED,
+    EffectiveFilesystem,
+    Exists,
+    device_nodes,
+    effective_filesystem,
+)
+
+if TYPE_CHECKING:
+    from prover.environment.evidence import Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class FilesystemWorld:
+    """Both policies' effective filesystems in one environment."""
+
+    gpu: bool
+    candidate: EffectiveFilesystem
+    boundary: EffectiveFilesystem
+
+    @property
+    def candidate_upper(self) -> Filesystem:
+        """At least what the candidate may get where the boundary has a ruleset: no
+        Landlock only where it may be off while the boundary's is on."""
+        c, b = self.candidate, self.boundary
+        if c.may_be_off and not _off_together(c, b):
+            return UNRESTRICTED
+        return c.assumed
+
+    @property
+    def boundary_upper(self) -> Filesystem:
+        """At most what the boundary may grant, with its ruleset read as built: a
+        boundary none of whose listed paths exists would run without Landlock, which
+        this reading assumes away (declared in :meth:`facts`) so that an exceed can be
+        reported; it never makes a ``within``."""
+        return self.boundary.assumed
+
+    def facts(self) -> tuple[str, ...]:
+        where = " (with a GPU)" if self.gpu else ""
+        found = [
+            f"runtime: {side}{where}: {fact}"
+            for side, eff in (("candidate", self.candidate), ("boundary", self.boundary))
+            for fact in eff.facts
+        ]
+        if self.boundary.may_be_off:
+            found.append(
+                f"runtime: boundary{where}: assumed: a path it lists exists in the image (else, "
+                "under best_effort, it would run without Landlock)"
+            )
+        return tuple(found)
+
+
+def _off_together(candidate: EffectiveFilesystem, boundary: EffectiveFilesystem) -> bool:
+    """Whether the boundary has no ruleset whenever the candidate has none: it may be off
+    itself and each of its paths lies at or beneath one of the candidate's, so none of
+    them exists when none of the candidate's does."""
+    return boundary.may_be_off and all(
+        any(is_beneath(p, q) for q in candidate.listed()) for p in boundary.listed()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FilesystemReading:
+    """What the effective filesystems are computed from: both policies, whether each
+    runs in proxy mode (has network rules), and the evidence."""
+
+    candidate: Policy
+    boundary: Policy
+    candidate_proxy: bool
+    boundary_proxy: bool
+    evidence: Evidence | None
+
+    def worlds(self) -> tuple[FilesystemWorld, ...]:
+        """The environments to decide, the main one first: the evidence's GPU fact, or
+        both (without a GPU first) when it does not say."""
+        gpu = self.evidence.gpu() if self.evidence is not None else None
+        return tuple(
+            self.world(g, self._exists) for g in ((False, True) if gpu is None else (gpu,))
+        )
+
+    def world(self, gpu: bool, exists: Exists) -> FilesystemWorld:
+        nodes = device_nodes(self.candidate.filesystem, self.boundary.filesystem)
+        pair = [
+            effective_filesystem(
+                policy.filesystem,
+                compatibility=policy.landlock_compatibility,
+                proxy=proxy,
+                gpu=gpu,
+                exists=exists,
+                nodes=nodes,
+            )
+            for policy, proxy in (
+                (self.candidate, self.candidate_proxy),
+                (self.boundary, self.boundary_proxy),
+            )
+        ]
+        return FilesystemWorld(gpu, pair[0], pair[1])
+
+    def witness_world(self, gpu: bool, path: str) -> FilesystemWorld:
+        """The environment of a filesystem witness at ``path``: the path and each of its
+        ancestors exist there (the runtime then adds them wherever it adds baseline paths,
+        and a ruleset listing one of them is built)."""
+
+        def exists(q: str) -> bool | None:
+            return True if is_beneath(path, q) else self._exists(q)
+
+        return self.world(gpu, exists)
+
+    def _exists(self, path: str) -> bool | None:
+        return self.evidence.path_exists(path) if self.evidence is not None else None
