@@ -70,6 +70,15 @@ def counterexample_text(cex: object) -> str:
         return network_action_text(network_action(cex))
     if isinstance(cex, FilesystemCounterexample):
         verb = "write to" if cex.access == "write" else "read"
+        if cex.path == "/" and cex.access == "write":
+            # Only a sandbox without a Landlock ruleset writes / (read_write: [/] is
+            # refused by validate_sandbox_policy): landlock.rs builds none for two
+            # empty lists.
+            return (
+                "The sandbox can write anywhere Unix permissions allow: with both "
+                "filesystem lists empty the runtime builds no Landlock ruleset, which the "
+                "boundary does not allow."
+            )
         return f"The sandbox can {verb} {cex.path}, which the boundary does not allow."
     if isinstance(cex, ProcessCounterexample):
         root = "" if cex.candidate == "root" else " (root)"

@@ -79,8 +79,49 @@ def filesystem_options(
     if sub is not None:
         options.append(sub)
     data, edits, _ = _filesystem_edits(doc, boundary, grants, narrow=False)
+    if not _lists_left(data):
+        # Both lists empty: the runtime builds no Landlock ruleset at all (landlock.rs,
+        # prepare_with_path_open_mode), so give the candidate the boundary's paths.
+        adopted = _boundary_paths_option(doc, boundary)
+        if adopted is not None:
+            options.append(adopted)
     options.append(Option("remove", f"remove {cex.path} from the candidate", edits, data))
     return options
+
+
+def _lists_left(data: Data) -> bool:
+    """Whether the document keeps a filesystem path, or its workdir, for Landlock."""
+    section = data.get(filesystem_key(data))
+    if section is None:
+        return True  # an absent section includes the workdir
+    if not isinstance(section, dict):
+        return True
+    return bool(
+        section.get("read_only") or section.get("read_write") or section.get("include_workdir")
+    )
+
+
+def _boundary_paths_option(doc: Loaded, boundary: Policy) -> Option | None:
+    """The candidate with the boundary's filesystem lists, where it has any."""
+    fs = boundary.filesystem
+    if not fs.read_only and not fs.read_write:
+        return None
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    name = filesystem_key(data)
+    section = data.get(name)
+    if not isinstance(section, dict):
+        set_value(data, (name,), {}, edits)
+    for key, paths in (("read_only", fs.read_only), ("read_write", fs.read_write)):
+        if paths:
+            set_value(data, (name, key), list(paths), edits)
+    return Option(
+        "narrow",
+        "give the candidate the boundary's filesystem paths (with both lists empty the "
+        "runtime builds no Landlock ruleset)",
+        edits,
+        data,
+    )
 
 
 def _subdirectory_option(

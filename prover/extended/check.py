@@ -48,6 +48,7 @@ from prover.results import (
     ReasonCode,
     Verdict,
 )
+from prover.runtime.binaries import with_effective_binaries
 from prover.runtime.effective import FilesystemReading, FilesystemWorld
 
 # The concrete evaluator and the witness replay (prover.concrete, prover.witness) are
@@ -158,23 +159,31 @@ def _clean(policy: AuthoredPolicy) -> bool:
     return next(shape_problems(policy, extended=True), None) is None
 
 
-def _with_filesystems(
-    cand: Reading, bound: Reading, world: FilesystemWorld
+def _effective(
+    cand: Reading, bound: Reading, world: FilesystemWorld, evidence: Evidence | None
 ) -> tuple[Reading, Reading]:
-    """Both readings with the filesystems the runtime enforces in ``world``: the
-    candidate's upper bound what it may get and its lower what it surely gets; the
-    boundary's lower bound every baseline path as present (the same environment), its
-    upper bound what it may get."""
+    """Both readings as the runtime enforces them in ``world``.
+
+    Filesystems: the candidate's upper bound what it may get and its lower what it
+    surely gets; the boundary's lower bound every baseline path as present (the same
+    environment), its upper bound what it may get. Binaries, with evidence: each exact
+    binary as the executables the proxy matches it to (:mod:`prover.runtime.binaries`).
+    """
     c, b = world.candidate, world.boundary
+
+    def runtime(policy: Policy, filesystem: Filesystem) -> Policy:
+        policy = replace(policy, filesystem=filesystem)
+        return policy if evidence is None else with_effective_binaries(policy, evidence)
+
     cand = replace(
         cand,
-        upper=replace(cand.upper, filesystem=world.candidate_upper),
-        lower=replace(cand.lower, filesystem=c.sure),
+        upper=runtime(cand.upper, world.candidate_upper),
+        lower=runtime(cand.lower, c.sure),
     )
     bound = replace(
         bound,
-        upper=replace(bound.upper, filesystem=world.boundary_upper),
-        lower=replace(bound.lower, filesystem=b.assumed),
+        upper=runtime(bound.upper, world.boundary_upper),
+        lower=runtime(bound.lower, b.assumed),
     )
     return cand, bound
 
@@ -265,7 +274,7 @@ def _decide(
     evidence: Evidence | None,
     runtime: tuple[FilesystemReading, FilesystemWorld],
 ) -> CheckOutcome:
-    ways = [_with_filesystems(c, b, runtime[1]) for c, b in _ways(cand, bound)]
+    ways = [_effective(c, b, runtime[1], evidence) for c, b in _ways(cand, bound)]
     if len(ways) == 1:
         return _decide_one(*ways[0], budget, evidence, runtime)
     # Within only when within for each way in; one way suffices to exceed.

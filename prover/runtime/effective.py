@@ -51,16 +51,17 @@ class FilesystemWorld:
         return self.boundary.assumed
 
     def facts(self) -> tuple[str, ...]:
+        """The runtime facts of both readings, one line each; a fact both sides share
+        is said once."""
         where = " (with a GPU)" if self.gpu else ""
-        found = [
-            f"runtime: {side}{where}: {fact}"
-            for side, eff in (("candidate", self.candidate), ("boundary", self.boundary))
-            for fact in eff.facts
-        ]
+        shared = [f for f in self.candidate.facts if f in self.boundary.facts]
+        found = [f"runtime: candidate and boundary{where}: {fact}" for fact in shared]
+        for side, eff in (("candidate", self.candidate), ("boundary", self.boundary)):
+            found += [f"runtime: {side}{where}: {f}" for f in eff.facts if f not in shared]
         if self.boundary.may_be_off:
             found.append(
-                f"runtime: boundary{where}: assumed: a path it lists exists in the image (else, "
-                "under best_effort, it would run without Landlock)"
+                f"runtime: boundary{where}: assumed: a path it lists exists in the image "
+                "(else, under best_effort, it would run without Landlock)"
             )
         return tuple(found)
 

@@ -129,18 +129,9 @@ def effective_filesystem(
     sure, _, _ = _enrich(fs, ro_add, rw_add, surely)
     facts: list[str] = []
     if added_ro or added_rw:
-        why = " and ".join(
-            w for w, on in (("network rules (proxy mode)", proxy), ("a GPU", gpu)) if on
-        )
-        parts = [
-            f"read-only {', '.join(added_ro)}" if added_ro else "",
-            f"read-write {', '.join(added_rw)}" if added_rw else "",
-        ]
-        facts.append(
-            f"the runtime adds baseline paths for {why}: "
-            + "; ".join(p for p in parts if p)
-            + " (where they exist in the image)"
-        )
+        why = " and ".join(w for w, on in (("network rules", proxy), ("a GPU", gpu)) if on)
+        lists = [f"{k} {', '.join(v)}" for k, v in (("ro", added_ro), ("rw", added_rw)) if v]
+        facts.append(f"baseline paths added for {why}: {'; '.join(lists)} (where in the image)")
     if _landlock_off(assumed):
         facts.append(
             "Landlock is off: both filesystem lists are empty (and no workdir), so no "

@@ -16,6 +16,7 @@ users: {root: 0, sandbox: 1000}
 groups: {root: 0, sandbox: 1000}
 symlinks: {/bin: usr/bin, /lib: usr/lib, /sbin: usr/sbin, /lib64: usr/lib64}
 symlinks_complete_beneath: [/]
+primary_gids: {sandbox: 1000}
 """
 
 
