@@ -59,9 +59,13 @@ def boundary_text(outcome: CheckOutcome, receipt: Receipt | None = None) -> str:
         lines.append("counterexample: " + counterexample_line(outcome.counterexample))
     if outcome.reason is not None and outcome.verdict is not Verdict.EXCEEDS:
         lines.append(f"reason: {outcome.reason}")
-    # The runtime's reading the verdict rests on (prover.runtime): what the sandbox
-    # enforces where it differs from the policy's text.
-    lines.extend(r for r in outcome.readings if r.startswith("runtime: "))
+    # The runtime's reading a pass or a filesystem exceed rests on (prover.runtime): what
+    # the sandbox enforces where it differs from the policy's text. (The receipt always
+    # lists every one.)
+    if outcome.verdict is Verdict.WITHIN or isinstance(
+        outcome.counterexample, FilesystemCounterexample
+    ):
+        lines.extend(r for r in outcome.readings if r.startswith("runtime: "))
     if receipt is not None and receipt.environment_sha256 is not None:
         lines.append(f"environment: sha256={receipt.environment_sha256}")
         lines.extend(f"assumption: {fact}" for fact in receipt.assumptions or ())

@@ -4,6 +4,13 @@ A narrowing removes one REST allow rule (from an endpoint with more than one) or
 filesystem path: the result allows less, so it must be within the original. A widening
 adds a new host on a new port, or a new writable path: it must exceed the original,
 unless the original already allows that path (a writable ``/``).
+
+Where the runtime reads the text otherwise, so does the expectation (the sandbox's own
+rules, independent of ``prover/``): a policy whose lists are empty, with no workdir and
+no network rules, runs without Landlock (landlock.rs ``prepare_with_path_open_mode``),
+so removing its last path widens it and adding a path to one narrows it; removing a
+read-only ``/tmp`` from a policy with network rules lets the proxy baseline add it
+read-write (lib.rs ``enrich_proto_baseline_paths``).
 """
 
 from __future__ import annotations
@@ -58,6 +65,15 @@ def _filesystem_key(data: dict[str, Any]) -> str:
     )
 
 
+def _without_landlock(data: dict[str, Any]) -> bool:
+    """The runtime builds no Landlock ruleset: no path, no workdir, no baseline paths."""
+    section = data.get(_filesystem_key(data))
+    if not isinstance(section, dict) or data.get("network_policies"):
+        return False
+    listed = section.get("read_only") or section.get("read_write")
+    return not listed and not section.get("include_workdir")
+
+
 def _path_removal(data: dict[str, Any]) -> Variant | None:
     name = _filesystem_key(data)
     section = data.get(name)
@@ -69,7 +85,14 @@ def _path_removal(data: dict[str, Any]) -> Variant | None:
             changed = copy.deepcopy(data)
             changed[name][field] = paths[:-1]
             what = f"remove {name}.{field}[-1]"
-            return Variant("narrowing", what, dump_text(changed), "within_boundary")
+            widens = _without_landlock(changed) or (
+                field == "read_only"
+                and paths[-1] == "/tmp"
+                and bool(data.get("network_policies"))
+                and "/tmp" not in (section.get("read_write") or [])
+            )
+            expected = "exceeds_boundary" if widens else "within_boundary"
+            return Variant("narrowing", what, dump_text(changed), expected)
     return None
 
 
@@ -99,7 +122,8 @@ def _widenings(data: dict[str, Any]) -> Iterator[Variant]:
         # An absent section includes the working directory: keep that when adding one.
         section = {"include_workdir": True}
     writable = list(section.get("read_write") or [])
-    expected = "within_boundary" if "/" in writable else "exceeds_boundary"
+    unrestricted = "/" in writable or _without_landlock(changed)
+    expected = "within_boundary" if unrestricted else "exceeds_boundary"
     section["read_write"] = [*writable, NEW_PATH]
     changed[name] = section
     yield Variant("widening", "add a new writable path", dump_text(changed), expected)

@@ -15,14 +15,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 
+from prover.policy.fspath import is_beneath
+
 MAX_HOPS = 40
-
-
-def is_beneath(path: str, ancestor: str) -> bool:
-    """``path`` equals ``ancestor`` or lies in its hierarchy (both canonical)."""
-    if ancestor == "/":
-        return path.startswith("/")
-    return path == ancestor or path.startswith(ancestor + "/")
 
 
 def _parent(path: str) -> str:

@@ -13,3 +13,10 @@ def normalize_filesystem_path(raw: str) -> str | None:
     if not raw.startswith("/") or ".." in segments:
         return None
     return "/" + "/".join(segment for segment in segments if segment not in ("", "."))
+
+
+def is_beneath(path: str, ancestor: str) -> bool:
+    """``path`` equals ``ancestor`` or lies in its hierarchy (both canonical)."""
+    if ancestor == "/":
+        return path.startswith("/")
+    return path == ancestor or path.startswith(ancestor + "/")

@@ -80,9 +80,10 @@ def effective_binaries(binary: str, evidence: Evidence) -> tuple[str, ...] | Non
         return None
     found = []
     for path in (binary, end):
-        if path is not None and evidence.resolve_path(path) == path:
-            evidence.rely_on_path(path)
-            found.append(path)
+        if path is not None:
+            evidence.rely_on_path(path)  # canonical or not, the links say so
+            if evidence.resolve_path(path) == path:
+                found.append(path)
     return tuple(dict.fromkeys(found))
 
 

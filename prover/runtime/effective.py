@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from prover.environment.paths import is_beneath
 from prover.model import Filesystem, Policy
+from prover.policy.fspath import is_beneath
 from prover.runtime.filesystem import (
     UNRESTRICTED,
     EffectiveFilesystem,

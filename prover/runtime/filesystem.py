@@ -145,8 +145,8 @@ def effective_filesystem(
         if usual:
             on = True
             facts.append(
-                f"assumed: {usual[0]} exists in the image (were no listed path present, "
-                "best_effort would run without Landlock)"
+                f"assumed: {usual[0]} exists in the image (best_effort runs without Landlock "
+                "when no listed path exists)"
             )
     may_be_off = not on and not any(surely(p) for p in listed)
     return EffectiveFilesystem(assumed, sure, may_be_off, tuple(facts))

@@ -82,6 +82,9 @@ def test_explain_uses_and_reports_the_evidence(
 ) -> None:
     (files / "c2.yaml").write_text(
         "version: 1\nfilesystem_policy: {read_write: [/sandbox/x, /etc]}\n"
+        # hard_requirement: the fix keeps only /sandbox/x, which under best_effort would
+        # turn Landlock off were it missing from the image (landlock.rs try_open_path)
+        "landlock: {compatibility: hard_requirement}\n"
     )
     args = ["explain", str(files / "c2.yaml"), "--boundary", str(files / "b.yaml")]
     code, out, _ = _run([*args, "--environment", str(files / "env.yaml"), "-o", "json"], capsys)

@@ -26,7 +26,7 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, text in {
         "boundary.yaml": BOUNDARY,
         "exceeds.yaml": THREE_VIOLATIONS,
-        "within.yaml": "version: 1\nfilesystem_policy: {}\n",
+        "within.yaml": "version: 1\nfilesystem_policy: {read_only: [/usr]}\n",
         "graphql.yaml": GRAPHQL,
         "invalid.yaml": "version: 1\nmetadata: {}\n",
     }.items():

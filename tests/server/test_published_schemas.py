@@ -158,6 +158,7 @@ def test_the_schema_resource_documents_the_environment_with_an_example_that_work
     example = json.dumps(environment["example"])
     boundary = (
         "version: 1\nfilesystem_policy:\n  include_workdir: false\n  read_write: [/workspace]\n"
+        "landlock: {compatibility: hard_requirement}\n"
     )
     candidate = boundary.replace("/workspace]", "/workspace/src/pkg]")
     assert check_boundary(candidate, boundary).outcome.verdict.value == "unsupported"

@@ -9,7 +9,9 @@ from typing import Any
 BOUNDARY = """\
 version: 1
 filesystem_policy:
-  read_only: [/usr, /data]
+  # /tmp read-only: the proxy baseline then adds no writable /tmp (lib.rs
+  # enrich_proto_baseline_paths), and with no writable path a write is a sure exceed.
+  read_only: [/usr, /data, /tmp]
 network_policies:
   api:
     endpoints:
@@ -31,7 +33,7 @@ network_policies:
 THREE_VIOLATIONS = """\
 version: 1
 filesystem_policy:
-  read_only: [/usr]
+  read_only: [/usr, /tmp]
   read_write: [/data]
 network_policies:
   api:

@@ -121,6 +121,7 @@ def test_a_resource_limit_names_the_metric_and_by_how_much() -> None:
 def test_a_path_beneath_a_boundary_path_points_to_environment_evidence() -> None:
     boundary = (
         "version: 1\nfilesystem_policy:\n  include_workdir: false\n  read_write: [/workspace]\n"
+        "landlock: {compatibility: hard_requirement}\n"
     )
     candidate = boundary.replace("/workspace]", "/workspace/src/pkg]")
     explanation = explain(candidate, boundary)

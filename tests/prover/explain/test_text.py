@@ -26,7 +26,7 @@ def test_the_summary_is_one_sentence() -> None:
 
 
 def test_a_within_result_needs_no_fix() -> None:
-    text = render_text(explain("version: 1\nfilesystem_policy: {}\n", BOUNDARY))
+    text = render_text(explain("version: 1\nfilesystem_policy: {read_only: [/usr]}\n", BOUNDARY))
 
     assert "result: within_boundary" in text
     assert "fix: none needed" in text
@@ -36,7 +36,7 @@ def test_a_within_result_needs_no_fix() -> None:
 def test_control_characters_in_policies_are_escaped() -> None:
     candidate = 'version: 1\nfilesystem_policy: {read_write: ["/a\\u001b[31m"]}\n'
 
-    text = render_text(explain(candidate, "version: 1\nfilesystem_policy: {}\n"))
+    text = render_text(explain(candidate, "version: 1\nfilesystem_policy: {read_only: [/usr]}\n"))
 
     assert "\x1b" not in text
     assert "\\u{1b}" in text

@@ -79,7 +79,7 @@ def test_an_unfixable_blocker_after_a_fix_stops_with_its_hint() -> None:
     # The write is an exceed; the symlinked binary under a boundary glob is not fixable.
     candidate = """\
 version: 1
-filesystem_policy: { read_write: [/out] }
+filesystem_policy: { read_only: [/tmp], read_write: [/out] }
 network_policies:
   n:
     endpoints: [{ host: api.example.com, port: 443 }]
@@ -87,7 +87,7 @@ network_policies:
 """
     boundary = """\
 version: 1
-filesystem_policy: {}
+filesystem_policy: {read_only: [/usr, /tmp]}
 network_policies:
   n:
     endpoints: [{ host: api.example.com, port: 443 }]

@@ -15,6 +15,12 @@ from prover import __version__
 from server.cli import main
 
 COVERAGE_LINE = "coverage: domains=filesystem,network_l4,network_rest,process,landlock\n"
+#: The runtime fact a best_effort candidate listing only /usr rests on (landlock.rs
+#: try_open_path: were /usr missing, no ruleset would be built).
+ASSUMED_USR = (
+    "runtime: candidate: assumed: /usr exists in the image (best_effort runs without "
+    "Landlock when no listed path exists)\n"
+)
 REFERENCE_KEYS = [
     "schema_version",
     "prover_version",
@@ -97,7 +103,7 @@ def test_within_prints_exactly_the_result_and_coverage_lines(
     files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run_cli(capsys, "check", "within.yaml", "--boundary", "boundary.yaml")
-    assert (code, out, err) == (0, "result: within_boundary\n" + COVERAGE_LINE, "")
+    assert (code, out, err) == (0, "result: within_boundary\n" + COVERAGE_LINE + ASSUMED_USR, "")
 
 
 def test_exceeds_prints_a_counterexample_line_and_exits_1(
@@ -105,7 +111,10 @@ def test_exceeds_prints_a_counterexample_line_and_exits_1(
 ) -> None:
     code, out, err = run_cli(capsys, "check", "exceeds.yaml", "--boundary", "boundary.yaml")
     expected = (
-        "result: exceeds_boundary\n" + COVERAGE_LINE + "counterexample: filesystem write /tmp\n"
+        "result: exceeds_boundary\n"
+        + COVERAGE_LINE
+        + "counterexample: filesystem write /tmp\n"
+        + ASSUMED_USR
     )
     assert (code, out, err) == (1, expected, "")
 
@@ -209,10 +218,9 @@ def test_json_unsupported_has_a_reason_code(
 ) -> None:
     code, document, _ = run_json(capsys, "check", "graphql.yaml", "--boundary", "empty.yaml")
     assert code == 3 and document["exit_code"] == 3
-    assert (document["result"], document["reason_code"]) == (
-        "unsupported",
-        "unsupported_policy_shape",
-    )
+    # The candidate's network rules bring the proxy baseline paths (lib.rs
+    # enrich_proto_baseline_paths), which only a workdir of / would cover.
+    assert (document["result"], document["reason_code"]) == ("unsupported", "unresolved_workdir")
     assert document["counterexample"] is None
 
 
