@@ -8,7 +8,10 @@ read. Both sides must give these fields exactly the same meaning, which
 
 Conventions:
 * hosts are lower-cased patterns; ``*``/``**`` are glob wildcards (spec §9.2);
-* ``path`` patterns: ``""`` means "any path" (the same as ``**``);
+* ``path`` patterns: ``""`` means "any path" (the same as ``**``); the default
+  semantics leaves out the REST rules without a path, which OpenShell's engine never
+  matches (``prover.policy.normalize.inert_rule``), so there only an endpoint's
+  ``path`` selector may be ``""``;
 * ``ports`` are the effective ports (``ports`` if given, else ``[port]``; empty if none);
 * ``allow_rules`` already contain the expansion of an ``access`` preset, which is kept
   in ``access`` for the structural shortcut;
