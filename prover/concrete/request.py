@@ -5,8 +5,8 @@ before the Rego policy matches anything (NVIDIA/OpenShell
 ``crates/openshell-supervisor-network/src/l7/path.rs`` ``canonicalize_request_target``
 with its default options, and ``l7/rest.rs`` ``parse_query_params``). The concrete
 evaluator in the default semantics judges a REST rule on :func:`canonical_path` of the
-request path (``None``: refused, nothing matches). :func:`read_target` gives the whole
-reading of a raw target, for tables of requests written as clients send them.
+request path (``None``: refused, nothing matches); the forward proxy canonicalises
+every plain-HTTP request the same way (``proxy.rs`` ``prepare_forward_target``).
 """
 
 from __future__ import annotations
@@ -132,15 +132,3 @@ def parse_query(raw: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
         params.setdefault(decoded_key, []).append(decoded_value)
     return tuple((key, tuple(values)) for key, values in params.items())
 
-
-def read_target(target: str) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]] | None:
-    """A raw origin-form request-target as the policy sees it: (canonical path, query),
-    or ``None`` when the runtime refuses the request before any policy."""
-    if "#" in target or any(ord(c) < 0x20 or ord(c) >= 0x7F for c in target):
-        return None  # step 1 of canonicalize_request_target scans the whole target
-    path, _, query = target.partition("?")
-    canonical = canonical_path(path)
-    parsed = parse_query(query)
-    if canonical is None or parsed is None:
-        return None
-    return canonical, parsed
