@@ -131,4 +131,3 @@ def parse_query(raw: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
             return None
         params.setdefault(decoded_key, []).append(decoded_value)
     return tuple((key, tuple(values)) for key, values in params.items())
-
