@@ -181,13 +181,13 @@ def normalize_endpoint(
     )
 
 
-def _rule(key: str, section: NetworkRuleSection) -> Rule:
+def _rule(key: str, section: NetworkRuleSection, engine: bool) -> Rule:
     return Rule(
         key=key,
         name=section.name or key,
         binaries=tuple(binary.path for binary in section.binaries),
         endpoints=tuple(
-            normalize_endpoint(index, endpoint, key)
+            normalize_endpoint(index, endpoint, key, engine=engine)
             for index, endpoint in enumerate(section.endpoints)
         ),
     )
@@ -209,13 +209,16 @@ def process_fields(
     )
 
 
-def normalize(policy: AuthoredPolicy) -> Policy:
-    """The normalised ``Policy`` of an authored policy that passed shape validation."""
+def normalize(policy: AuthoredPolicy, *, engine: bool = False) -> Policy:
+    """The normalised ``Policy`` of an authored policy that passed shape validation;
+    ``engine`` reads its REST rules and requests as OpenShell's engine does
+    (``Policy.engine_requests``, :func:`inert_rule`), else as the reference model."""
     user, group, compatibility = process_fields(policy)
     return Policy(
         filesystem=filesystem_of(policy),
         run_as_user=user,
         run_as_group=group,
         landlock_compatibility=compatibility,
-        rules=tuple(_rule(key, rule) for key, rule in policy.network_policies.items()),
+        rules=tuple(_rule(key, rule, engine) for key, rule in policy.network_policies.items()),
+        engine_requests=engine,
     )
