@@ -8,7 +8,10 @@ read. Both sides must give these fields exactly the same meaning, which
 
 Conventions:
 * hosts are lower-cased patterns; ``*``/``**`` are glob wildcards (spec §9.2);
-* ``path`` patterns: ``""`` means "any path" (the same as ``**``);
+* ``path`` patterns: ``""`` means "any path" (the same as ``**``); the default
+  semantics leaves out the REST rules without a path, which OpenShell's engine never
+  matches (``prover.policy.normalize.inert_rule``), so there only an endpoint's
+  ``path`` selector may be ``""``;
 * ``ports`` are the effective ports (``ports`` if given, else ``[port]``; empty if none);
 * ``allow_rules`` already contain the expansion of an ``access`` preset, which is kept
   in ``access`` for the structural shortcut;
@@ -105,6 +108,15 @@ class Endpoint:
     in an upper bound: its address rule may still admit another endpoint's grant).
     """
 
+    def allow_rule(self, index: int) -> HttpRule:
+        """The allow rule with ``HttpRule.index`` ``index`` (its place as written; the
+        engine reading leaves out rules that never match, so positions may differ)."""
+        return next(rule for rule in self.allow_rules if rule.index == index)
+
+    def deny_rule(self, index: int) -> HttpRule:
+        """The deny rule with ``HttpRule.index`` ``index`` (see :meth:`allow_rule`)."""
+        return next(rule for rule in self.deny_rules if rule.index == index)
+
     @property
     def grants(self) -> bool:
         return self.role == "full"
@@ -156,6 +168,12 @@ class Policy:
     run_as_group: str = ""
     landlock_compatibility: Literal["best_effort", "hard_requirement"] = "best_effort"
     rules: tuple[Rule, ...] = ()
+    engine_requests: bool = False
+    """Requests are judged as OpenShell's engine judges them (the default semantics):
+    the request's method is upper-cased too (``sandbox-policy.rego``
+    ``method_matches``) and a REST rule sees the canonical path, a path the runtime
+    refuses (a raw ``%2F``, ``l7/path.rs`` ``canonicalize_request_target``) matching
+    nothing. ``False`` is the reference model (``--reference-semantics``)."""
 
 
 # ---------------------------------------------------------------------------------------

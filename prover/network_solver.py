@@ -38,6 +38,7 @@ from prover.concrete.canonical import (
     is_canonical_host,
     is_canonical_rest_path,
     is_http_token,
+    is_upper_http_token,
 )
 from prover.concrete.network import network_allows
 from prover.encode.action import (
@@ -89,8 +90,9 @@ class NetworkModeResult:
     slices: int = 0
 
 
-def witness_is_canonical(action: NetworkAction) -> bool:
-    """Spec §9.8 step 3: canonical binaries, host, method and path."""
+def witness_is_canonical(action: NetworkAction, *, engine: bool = False) -> bool:
+    """Spec §9.8 step 3: canonical binaries, host, method and path; ``engine`` (the
+    default semantics) also wants an upper-case method (:func:`is_upper_http_token`)."""
     if action.binary_identity_required:
         for binary in (action.binary, action.ancestor_binary):
             if binary is None or not is_canonical_binary(binary):
@@ -101,6 +103,8 @@ def witness_is_canonical(action: NetworkAction) -> bool:
         return False
     if action.protocol == "rest":
         if action.method is None or not is_http_token(action.method):
+            return False
+        if engine and not is_upper_http_token(action.method):
             return False
         if action.path is None or not is_canonical_rest_path(action.path):
             return False
@@ -297,7 +301,7 @@ class _ModeSolver:
                 raise _InvalidWitness(str(exc)) from exc
         finally:
             self.solver.pop()
-        if not witness_is_canonical(action):
+        if not witness_is_canonical(action, engine=self.action.engine):
             raise _InvalidWitness(f"non-canonical witness {action}")
         if not network_allows(self.candidate, action) or network_allows(self.boundary, action):
             raise _InvalidWitness(f"witness does not replay: {action}")

@@ -125,7 +125,11 @@ def _actions(rule: Rule, endpoint: Endpoint, identity: bool) -> Iterator[Network
 
 def _grants_itself(policy: Policy, rule: Rule, endpoint: Endpoint, action: NetworkAction) -> bool:
     """Whether this one (rule, endpoint) grants ``action`` (its allow part only)."""
-    alone = Policy(policy.filesystem, rules=(replace(rule, endpoints=(endpoint,)),))
+    alone = Policy(
+        policy.filesystem,
+        rules=(replace(rule, endpoints=(endpoint,)),),
+        engine_requests=policy.engine_requests,
+    )
     return bool(granting_entries(alone, action))
 
 

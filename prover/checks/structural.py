@@ -56,7 +56,11 @@ _literal: Callable[[str], IPAddress | None] = lru_cache(maxsize=8192)(host_ip_li
 
 # -- one field at a time ---------------------------------------------------------------
 def method_covered(bound: str, cand: str) -> bool:
-    """Policy method ``bound`` matches every action method ``cand`` matches."""
+    """Policy method ``bound`` matches every action method ``cand`` matches
+    (``sandbox-policy.rego`` ``method_matches`` upper-cases both sides, so this holds
+    for a request of any case). In the engine reading the rules compared here exclude
+    those OpenShell never matches (no path, a query value ``""``:
+    ``prover.policy.normalize.inert_rule``), so a ``""`` path is never a rule's."""
     b, c = bound.translate(_ASCII_UPPER), cand.translate(_ASCII_UPPER)
     if c == "":
         return True  # an empty method matches nothing

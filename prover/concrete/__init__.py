@@ -15,6 +15,7 @@ from prover.concrete.canonical import (
     is_canonical_pattern_path,
     is_canonical_rest_path,
     is_http_token,
+    is_upper_http_token,
 )
 from prover.concrete.execution import (
     IdentityChange,
@@ -84,6 +85,7 @@ __all__ = [
     "is_hard_blocked",
     "is_http_token",
     "is_internal",
+    "is_upper_http_token",
     "landlock_is_hard",
     "landlock_weakened",
     "method_matches",

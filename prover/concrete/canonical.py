@@ -68,6 +68,14 @@ def is_http_token(method: str) -> bool:
     return bool(method) and all(c in _TCHAR for c in method)
 
 
+def is_upper_http_token(method: str) -> bool:
+    """An HTTP token without lower-case letters: the witness methods of the engine
+    reading, judged by the runtime exactly as by the model (``sandbox-policy.rego``
+    ``method_matches`` upper-cases the request's method; ``l7/rest.rs``
+    ``looks_like_http`` needs an upper-case method to open a plain-HTTP tunnel)."""
+    return is_http_token(method) and not any("a" <= c <= "z" for c in method)
+
+
 def _valid_escape(path: str, index: int) -> bool:
     """``path[index]`` is ``%``: upper-case hex that does not encode ``/``, ``;``, a
     control character or a character that may appear literally."""

@@ -10,6 +10,11 @@ policy-wide and also fire for the ancestor binary).
 Host matching is case-insensitive (see ``prover.concrete.glob``); everything else is
 compared as given: the action method must equal the policy method upper-cased (``*``
 any method; ``GET`` also ``HEAD``), and paths and query values are case-sensitive.
+
+With ``Policy.engine_requests`` (the default semantics) a REST rule judges a request as
+OpenShell's engine does: both methods upper-cased (``sandbox-policy.rego``
+``method_matches``) and the path canonicalised first, a path the runtime refuses
+(raw ``%2F``: ``l7/path.rs`` ``canonicalize_request_target``) matching no REST rule.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from prover.concrete.query import (
     allow_query_matches,
     deny_query_matches,
 )
+from prover.concrete.request import canonical_path
 from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
 
 
@@ -52,13 +58,21 @@ def _ascii_upper(text: str) -> str:
     return "".join(chr(ord(c) - 32) if "a" <= c <= "z" else c for c in text)
 
 
-def method_matches(policy_method: str, action_method: str) -> bool:
+def method_matches(policy_method: str, action_method: str, *, engine: bool = False) -> bool:
     """Policy ``*`` is any method; ``GET`` (any case) is GET or HEAD; else equality
-    with the policy method upper-cased. An empty policy method matches nothing."""
+    with the policy method upper-cased. An empty policy method matches nothing.
+
+    ``engine``: the request's method is upper-cased too, as OpenShell's Rego does
+    (``sandbox-policy.rego`` ``method_matches``: ``upper(actual) == upper(expected)``,
+    ``upper(actual) == "HEAD"`` under ``GET``); the proxy passes the method through as
+    sent (``l7/rest.rs``), and it is an HTTP token there, so ASCII upper-casing is
+    ``upper``. The reference model compares the request's method as given."""
     if policy_method == "":
         return False
     if policy_method == "*":
         return True
+    if engine:
+        action_method = _ascii_upper(action_method)
     expected = _ascii_upper(policy_method)
     if expected == "GET":
         return action_method in ("GET", "HEAD")
@@ -100,22 +114,45 @@ def endpoint_matches_connection(endpoint: Endpoint, action: NetworkAction) -> bo
     return action.port in endpoint.ports and host_matches(endpoint.host, action.host)
 
 
-def _rest_selected(endpoint: Endpoint, action: NetworkAction) -> bool:
+class _Request(NamedTuple):
+    """What a REST rule sees of an action: its method, its path, its query and whether
+    the methods compare as the engine compares them."""
+
+    method: str
+    path: str
+    query: QueryValues
+    engine: bool
+
+
+def _request(policy: Policy, action: NetworkAction) -> _Request | None:
+    """The action as the policy's REST rules see it; ``None`` when the runtime refuses
+    its path before any rule (engine reading only: ``l7/path.rs``
+    ``canonicalize_request_target`` refuses a raw ``%2F``, traversal above the root,
+    control bytes; the reference model matches the path as given)."""
+    path = action.path or ""
+    if policy.engine_requests and action.protocol == "rest":
+        seen = canonical_path(path)
+        if seen is None:
+            return None
+        path = seen
+    return _Request(action.method or "", path, action_query(action), policy.engine_requests)
+
+
+def _rest_selected(endpoint: Endpoint, action: NetworkAction, request: _Request) -> bool:
     """Connection, REST layer and the endpoint-level path selector."""
     return (
         endpoint.layer == "rest"
         and action.protocol == "rest"
         and endpoint_matches_connection(endpoint, action)
-        and path_matches(endpoint.path, action.path or "")
+        and path_matches(endpoint.path, request.path)
     )
 
 
-def _http_rule_matches(
-    rule: HttpRule, action: NetworkAction, query: QueryValues, *, deny: bool
-) -> bool:
-    if not method_matches(rule.method, action.method or ""):
+def _http_rule_matches(rule: HttpRule, request: _Request, *, deny: bool) -> bool:
+    query = request.query
+    if not method_matches(rule.method, request.method, engine=request.engine):
         return False
-    if not path_matches(rule.path, action.path or ""):
+    if not path_matches(rule.path, request.path):
         return False
     if deny:
         return deny_query_matches(rule.query, query)
@@ -123,7 +160,7 @@ def _http_rule_matches(
 
 
 def _endpoint_grants(
-    endpoint: Endpoint, action: NetworkAction, query: QueryValues
+    endpoint: Endpoint, action: NetworkAction, request: _Request | None
 ) -> Iterator[int | None]:
     """Yield one allow-rule index (or ``None``) per way the endpoint grants ``action``."""
     if not endpoint.grants:
@@ -132,9 +169,11 @@ def _endpoint_grants(
         if endpoint_matches_connection(endpoint, action) and not _shadowed(endpoint, action):
             yield None
         return
-    if not _rest_selected(endpoint, action) or _shadowed(endpoint, action):
+    if request is None or not _rest_selected(endpoint, action, request):
         return
-    matching = [r for r in endpoint.allow_rules if _http_rule_matches(r, action, query, deny=False)]
+    if _shadowed(endpoint, action):
+        return
+    matching = [r for r in endpoint.allow_rules if _http_rule_matches(r, request, deny=False)]
     if endpoint.access is not None:
         if matching:
             yield None
@@ -144,12 +183,14 @@ def _endpoint_grants(
 
 
 def _endpoint_denials(
-    endpoint: Endpoint, action: NetworkAction, query: QueryValues
+    endpoint: Endpoint, action: NetworkAction, request: _Request | None
 ) -> Iterator[int]:
-    if not endpoint.denies or not endpoint.deny_rules or not _rest_selected(endpoint, action):
+    if not endpoint.denies or not endpoint.deny_rules or request is None:
+        return
+    if not _rest_selected(endpoint, action, request):
         return
     for rule in endpoint.deny_rules:
-        if _http_rule_matches(rule, action, query, deny=True):
+        if _http_rule_matches(rule, request, deny=True):
             yield rule.index
 
 
@@ -160,26 +201,26 @@ def granting_entries(policy: Policy, action: NetworkAction) -> list[GrantEntry]:
     non-empty, ``denying_entries`` is empty and ``ip_ok`` holds.
     """
     check_action(action)
-    query = action_query(action)
+    request = _request(policy, action)
     return [
         GrantEntry(rule.key, endpoint.index, allow_index)
         for rule in policy.rules
         if binaries_match(rule, action)
         for endpoint in rule.endpoints
-        for allow_index in _endpoint_grants(endpoint, action, query)
+        for allow_index in _endpoint_grants(endpoint, action, request)
     ]
 
 
 def denying_entries(policy: Policy, action: NetworkAction) -> list[DenyEntry]:
     """Every (rule, endpoint, deny rule) that denies ``action``, policy-wide."""
     check_action(action)
-    query = action_query(action)
+    request = _request(policy, action)
     return [
         DenyEntry(rule.key, endpoint.index, deny_index)
         for rule in policy.rules
         if binaries_match(rule, action)
         for endpoint in rule.endpoints
-        for deny_index in _endpoint_denials(endpoint, action, query)
+        for deny_index in _endpoint_denials(endpoint, action, request)
     ]
 
 

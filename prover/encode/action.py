@@ -44,6 +44,9 @@ class SymbolicAction:
     ip: SymbolicIp
     trusted_gateway: z3.BoolRef
     query: QuerySpace
+    engine: bool = False
+    """Requests as OpenShell's engine reads them (``Policy.engine_requests``): a
+    request method is compared upper-cased, so witnesses name upper-case methods."""
     ip_terms: IpTerms = field(init=False)
     shared_ip_terms: InitVar[IpTerms | None] = None
 
@@ -68,6 +71,8 @@ def new_action(
     predicates, which are the same in every mode and cost a millisecond or two to
     build; the string, query and remaining fields are fresh."""
     prefix = f"{name}_{'strict' if identity else 'relaxed'}"
+    policies = tuple(policies)
+    engine = bool(policies) and all(policy.engine_requests for policy in policies)
     if like is not None:
         return SymbolicAction(
             ctx=ctx,
@@ -83,6 +88,7 @@ def new_action(
             ip=like.ip,
             trusted_gateway=z3.Bool(f"{prefix}_trusted_gateway", ctx),
             query=QuerySpace(policies, prefix, ctx),
+            engine=engine,
             shared_ip_terms=like.ip_terms,
         )
     return SymbolicAction(
@@ -99,6 +105,7 @@ def new_action(
         ip=SymbolicIp.fresh(prefix, ctx),
         trusted_gateway=z3.Bool(f"{prefix}_trusted_gateway", ctx),
         query=QuerySpace(policies, prefix, ctx),
+        engine=engine,
     )
 
 

@@ -135,6 +135,10 @@ class PolicyTerms:
         return cached
 
     def _method(self, pattern: str) -> Term:
+        """``sandbox-policy.rego`` ``method_matches``: ``*`` any, ``GET`` also ``HEAD``,
+        else the upper-cased rule method. The request side stays as sent: in the engine
+        reading witnesses are upper-case (:mod:`prover.encode.pins`), and a lower-case
+        request is judged as its upper-cased twin, so containment is the same."""
         if pattern == "":
             return constant(False, self.ctx)
         if pattern == "*":
@@ -146,6 +150,9 @@ class PolicyTerms:
         return self._member("method", "eq", wanted)
 
     def _path(self, pattern: str) -> Term:
+        # ``""`` is any path: an endpoint's absent ``path`` selector (``sandbox-policy.rego``
+        # ``endpoint_path_matches_request``), or a reference-model rule without one (the
+        # engine reading has none: ``prover.policy.normalize.inert_rule``).
         return self._member("path", "path", pattern or "**")
 
     def _http_rule(self, rule: HttpRule, *, deny: bool) -> Term:

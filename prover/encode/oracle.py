@@ -29,6 +29,7 @@ from prover.concrete.canonical import (
     is_canonical_host,
     is_canonical_rest_path,
     is_http_token,
+    is_upper_http_token,
 )
 from prover.encode.action import (
     DOMAIN_LENGTHS,
@@ -136,6 +137,8 @@ class StringOracle:
         Z3 on a constant (the atoms' own languages are checked by the caller)."""
         term = string_subject(self.action, field)
         canonical_check = _CANONICAL_CHECKS.get(field) if canonical else None
+        if canonical_check is not None and field == "method" and self.action.engine:
+            canonical_check = is_upper_http_token
         if canonical_check is not None:
             # The canonical language of this field by the check the witness must pass
             # anyway (``witness_is_canonical``); Z3 takes a millisecond for it.

@@ -19,6 +19,11 @@ from prover.encode.action import MAX_BINARY_LENGTH, SymbolicAction
 MAX_HOST_LENGTH = 253
 _HOST_CHARS = string.ascii_lowercase + string.digits + "_"
 _TOKEN_CHARS = string.ascii_letters + string.digits + "!#$%&'*+-.^_`|~"
+_UPPER_TOKEN_CHARS = string.ascii_uppercase + string.digits + "!#$%&'*+-.^_`|~"
+"""Engine reading: the Rego upper-cases the request method (``sandbox-policy.rego``
+``method_matches``) and a plain-HTTP tunnel's first request must start with an
+upper-case standard method (``l7/rest.rs`` ``looks_like_http``), so a witness names an
+upper-case method, which the runtime judges as the model does."""
 _PCHARS = string.ascii_letters + string.digits + "-._~!$&'()*+,=:@"
 _HEX = "0123456789ABCDEF"
 
@@ -71,7 +76,7 @@ def pin_regexes(action: SymbolicAction) -> dict[str, z3.ReRef]:
     path_char = z3.Union(_char_class(ctx, _PCHARS + "/"), _percent_escapes(ctx))
     regexes = {
         "host": z3.Concat(label, z3.Star(z3.Concat(z3.Re(z3.StringVal(".", ctx)), label))),
-        "method": z3.Plus(_char_class(ctx, _TOKEN_CHARS)),
+        "method": z3.Plus(_char_class(ctx, _UPPER_TOKEN_CHARS if action.engine else _TOKEN_CHARS)),
         "path": z3.Concat(z3.Re(z3.StringVal("/", ctx)), z3.Star(path_char)),
     }
     if action.identity:

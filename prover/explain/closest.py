@@ -203,7 +203,7 @@ def _deny_mismatches(boundary: Policy, action: NetworkAction) -> list[Mismatch]:
     found = []
     for entry in denying_entries(boundary, action):
         rule = next(r for r in boundary.rules if r.key == entry.rule_key)
-        deny = rule.endpoints[entry.endpoint_index].deny_rules[entry.deny_rule_index]
+        deny = rule.endpoints[entry.endpoint_index].deny_rule(entry.deny_rule_index)
         location = (
             *endpoint_location(entry.rule_key, entry.endpoint_index),
             "deny_rules",

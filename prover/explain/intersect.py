@@ -114,10 +114,10 @@ def intersect_rules(
 def authored_matcher(rule: HttpRule) -> dict[str, Any]:
     """The authored form of a matcher (inside ``allow:`` or as a deny rule)."""
     matcher: dict[str, Any] = {"method": rule.method}
-    if rule.path == "**":
-        matcher["path"] = "/**"
-    elif rule.path:
-        matcher["path"] = rule.path
+    # Always a path: without one OpenShell's engine allows nothing by an allow rule and
+    # never fires a deny rule (``opa.rs`` ``proto_to_opa_data_json``, ``sandbox-policy.rego``
+    # ``path_matches``); ``/**`` is every request path in both readings.
+    matcher["path"] = "/**" if rule.path in ("", "**") else rule.path
     if rule.query:
         matcher["query"] = {m.key: "*" if m.value is None else m.value for m in rule.query}
     return matcher

@@ -70,7 +70,7 @@ def network_grants(doc: Loaded, action: NetworkAction) -> list[Grant]:
         written = get_at(doc.data, base)
         if entry.allow_rule_index is not None and "rules" in written:
             location: Location = (*base, "rules", entry.allow_rule_index)
-            what = f"allow rule {http_rule_text(endpoint.allow_rules[entry.allow_rule_index])}"
+            what = f"allow rule {http_rule_text(endpoint.allow_rule(entry.allow_rule_index))}"
         elif endpoint.layer == "rest" and "access" in written:
             location = (*base, "access")
             what = f"access preset {endpoint.access}"

@@ -69,7 +69,7 @@ def _boundary_denials(boundary: Loaded, action: NetworkAction) -> list[dict[str,
 def _narrow_allow(new: dict[str, Any], ours: Endpoint, grant: Grant, target: Endpoint) -> None:
     """Narrow the granting allow rule or ``access`` preset to the boundary's rules."""
     if grant.allow_rule_index is not None:
-        kept = intersect_rules((ours.allow_rules[grant.allow_rule_index],), target.allow_rules)
+        kept = intersect_rules((ours.allow_rule(grant.allow_rule_index),), target.allow_rules)
         if not kept:
             raise NotNarrowable("no request is allowed by both the rule and the boundary's rules")
         rules = list(new.get("rules", []))

@@ -344,9 +344,11 @@ def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome
     witness = outcome.counterexample
     assert isinstance(witness, NetworkCounterexample)
     method = witness.method or ""
-    if witness.protocol == "rest" and method not in _METHODS and len(method) < 3:
-        # A solver-made method ("A", "P") is hard to read: a common one if the request
-        # itself replays (not merely its connection, as an opaque grant's does).
+    if witness.protocol == "rest" and method not in _METHODS:
+        # A solver-made method ("A", "P") is hard to read, and only a standard
+        # upper-case method opens a plain-HTTP tunnel (``l7/rest.rs`` ``looks_like_http``):
+        # a common one if the request itself replays (not merely its connection, as an
+        # opaque grant's does).
         for method in _METHODS:
             common = witness.model_copy(update={"method": method})
             if _request_is_real(cand, bound, common):

@@ -60,6 +60,7 @@ from prover.policy.facts import fact
 from prover.policy.normalize import (
     _allowed_ips,
     filesystem_of,
+    inert_rule,
     normalize_endpoint,
     process_fields,
 )
@@ -275,15 +276,18 @@ def _reading(
         item.handling = ("rest", "enforce")
         if section.access is not None and section.access not in PRESET_METHODS:
             item.upper = replace(
-                normalize_endpoint(index, section.model_copy(update={"access": None}), rule_key),
+                normalize_endpoint(
+                    index, section.model_copy(update={"access": None}), rule_key, engine=True
+                ),
                 host=host,
                 ports=ports,
             )
             item.constructs.append(f"unknown access preset '{section.access}' (allows nothing)")
         else:
             item.upper = replace(
-                normalize_endpoint(index, section, rule_key), host=host, ports=ports
+                normalize_endpoint(index, section, rule_key, engine=True), host=host, ports=ports
             )
+        item.constructs.extend(_inert_rules(section))
     else:
         key = _fingerprint(section)
         construct = f"protocol {protocol}" if protocol != "rest" else "REST options"
@@ -306,6 +310,14 @@ def _reading(
         item.opaque.append(_grant(item, connection, key, "credential injection", l4_covers=False))
         item.constructs.append("credential injection (only identical configuration covers it)")
     return item
+
+
+def _inert_rules(section: EndpointSection) -> list[str]:
+    """The REST rules of an enforced endpoint that the engine never matches, as read
+    constructs (:func:`prover.policy.normalize.inert_rule`)."""
+    found = [inert_rule(rule.allow, deny=False) for rule in section.rules]
+    found += [inert_rule(matcher, deny=True) for matcher in section.deny_rules]
+    return list(dict.fromkeys(reason for reason in found if reason))
 
 
 _Read = tuple[int, str, int, "EndpointSection", "_Endpoint | None"]
@@ -621,7 +633,7 @@ def read_policy(
             )
             for position, key in enumerate(keys)
         )
-        return Policy(filesystem, user, group, landlock, rules)
+        return Policy(filesystem, user, group, landlock, rules, engine_requests=True)
 
     upper = build(upper_rules)
     # Most endpoints read alike in both bounds: then so does the policy, built once.

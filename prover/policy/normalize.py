@@ -86,6 +86,32 @@ def _http_rule(matcher: L7Matcher | None, index: int, where: str) -> HttpRule:
     )
 
 
+def inert_rule(matcher: L7Matcher | None, *, deny: bool) -> str | None:
+    """Why OpenShell's engine never matches this REST allow or deny rule, else ``None``.
+
+    * no ``path``: ``opa.rs`` ``proto_to_opa_data_json`` sends an allow rule's path as
+      ``""``, and ``sandbox-policy.rego`` ``path_matches`` (``glob.match("", ["/"],
+      path)``) is false for every request path; a deny rule goes without one, so its
+      ``path_matches(request.path, deny_rule.path)`` is undefined and it never fires;
+    * a query value ``""``: ``opa.rs`` ``l7_matchers_to_json`` drops the empty glob
+      (the matcher becomes ``{}``) and ``query_value_matches`` needs a non-empty
+      ``glob`` or ``any``: an allow rule fails ``query_key_matches``, a deny rule's
+      ``deny_query_value_mismatch_all`` or ``deny_query_key_missing`` holds.
+
+    Access presets expand to rules with path ``**`` (``l7/mod.rs``
+    ``access_preset_rules``), so they are never inert.
+    """
+    if matcher is None:
+        return None
+    kind = "deny" if deny else "allow"
+    if not matcher.path:
+        return f"REST {kind} rule without path ({'never fires' if deny else 'allows nothing'})"
+    if any(value == "" for value in (matcher.query or {}).values()):
+        effect = "never fires" if deny else "allows nothing"
+        return f"REST {kind} rule with an empty query value ({effect})"
+    return None
+
+
 def _allowed_ips(section: EndpointSection, where: str) -> tuple[IPNetwork, ...]:
     networks: list[IPNetwork] = []
     for entry in section.allowed_ips:
@@ -104,7 +130,13 @@ def _layer(section: EndpointSection, where: str) -> tuple[Layer, bool]:
     return layer, protocol == "tcp"
 
 
-def normalize_endpoint(index: int, section: EndpointSection, rule_key: str) -> Endpoint:
+def normalize_endpoint(
+    index: int, section: EndpointSection, rule_key: str, *, engine: bool = False
+) -> Endpoint:
+    """One endpoint in the model. ``engine`` (the default semantics) leaves out the
+    REST rules OpenShell's engine never matches (:func:`inert_rule`); the reference
+    model reads a rule without ``path`` as any path and a query value ``""`` as the
+    empty string."""
     where = f"rule '{rule_key}' endpoint {index}"
     layer, explicit_tcp = _layer(section, where)
     access: AccessPreset | None = None
@@ -121,10 +153,12 @@ def normalize_endpoint(index: int, section: EndpointSection, rule_key: str) -> E
         allow_rules = tuple(
             _http_rule(entry.allow, position, f"{where} allow rule {position}")
             for position, entry in enumerate(section.rules)
+            if not (engine and inert_rule(entry.allow, deny=False))
         )
     deny_rules = tuple(
         _http_rule(matcher, position, f"{where} deny rule {position}")
         for position, matcher in enumerate(section.deny_rules)
+        if not (engine and inert_rule(matcher, deny=True))
     )
     if layer == "l4" and (allow_rules or deny_rules):
         raise ValueError(f"{where}: an L4 endpoint cannot carry REST rules")
@@ -147,13 +181,13 @@ def normalize_endpoint(index: int, section: EndpointSection, rule_key: str) -> E
     )
 
 
-def _rule(key: str, section: NetworkRuleSection) -> Rule:
+def _rule(key: str, section: NetworkRuleSection, engine: bool) -> Rule:
     return Rule(
         key=key,
         name=section.name or key,
         binaries=tuple(binary.path for binary in section.binaries),
         endpoints=tuple(
-            normalize_endpoint(index, endpoint, key)
+            normalize_endpoint(index, endpoint, key, engine=engine)
             for index, endpoint in enumerate(section.endpoints)
         ),
     )
@@ -175,13 +209,16 @@ def process_fields(
     )
 
 
-def normalize(policy: AuthoredPolicy) -> Policy:
-    """The normalised ``Policy`` of an authored policy that passed shape validation."""
+def normalize(policy: AuthoredPolicy, *, engine: bool = False) -> Policy:
+    """The normalised ``Policy`` of an authored policy that passed shape validation;
+    ``engine`` reads its REST rules and requests as OpenShell's engine does
+    (``Policy.engine_requests``, :func:`inert_rule`), else as the reference model."""
     user, group, compatibility = process_fields(policy)
     return Policy(
         filesystem=filesystem_of(policy),
         run_as_user=user,
         run_as_group=group,
         landlock_compatibility=compatibility,
-        rules=tuple(_rule(key, rule) for key, rule in policy.network_policies.items()),
+        rules=tuple(_rule(key, rule, engine) for key, rule in policy.network_policies.items()),
+        engine_requests=engine,
     )

@@ -19,6 +19,12 @@ among them). Divergences, each because following the reference would miss real a
 * **capability labels** — GraphQL rules have no ``method``; the reference labels them
   ``""``. They are labelled by their ``operation_type`` here (``QUERY``, ``MUTATION``...).
 
+* **inert REST rules** — a REST allow rule without ``path`` or with a query value ``""``
+  allows nothing at run time (``opa.rs`` ``proto_to_opa_data_json`` sends its path as
+  ``""``, ``l7_matchers_to_json`` drops an empty glob; ``sandbox-policy.rego``
+  ``path_matches``/``query_value_matches`` then match nothing), so its method is no
+  label; the reference counts it.
+
 ``deny_rules`` never narrow the method set (spec §11.3): an over-approximation.
 """
 
@@ -77,6 +83,29 @@ def reference_methods(endpoint: Data) -> frozenset[str]:
     return frozenset(methods)
 
 
+def _allows_nothing(allow: Data) -> bool:
+    """A REST allow rule OpenShell's engine never matches
+    (:func:`prover.policy.normalize.inert_rule`)."""
+    query = allow.get("query")
+    empty_value = isinstance(query, dict) and any(value == "" for value in query.values())
+    return not text(allow, "path") or empty_value
+
+
+def _engine_methods(endpoint: Data) -> frozenset[str]:
+    """:func:`reference_methods` without the REST allow rules that allow nothing."""
+    if text(endpoint, "protocol").lower() != "rest" or text(endpoint, "access"):
+        return reference_methods(endpoint)
+    methods: set[str] = set()
+    for allow in allow_matchers(endpoint):
+        if _allows_nothing(allow):
+            continue
+        method = text(allow, "method").upper()
+        if method == "*":
+            return frozenset(ALL_METHODS)
+        methods.add(method)
+    return frozenset(methods)
+
+
 def _is_inspected(endpoint: Data) -> bool:
     protocol = text(endpoint, "protocol").lower()
     if protocol in ("", "tcp", "sql"):
@@ -86,7 +115,7 @@ def _is_inspected(endpoint: Data) -> bool:
 
 def _labels(endpoint: Data) -> frozenset[str]:
     protocol = text(endpoint, "protocol").lower()
-    labels = set(reference_methods(endpoint))
+    labels = set(_engine_methods(endpoint))
     if protocol in ("graphql", "websocket"):
         for allow in allow_matchers(endpoint):
             operation = text(allow, "operation_type")

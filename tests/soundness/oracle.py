@@ -76,7 +76,9 @@ class Finding:
 
 
 def load(text: str) -> Policy:
-    return normalize(load_policy(text))
+    """A policy of the reference model as the default semantics reads it: REST rules
+    and requests as OpenShell's engine reads them (issue 25)."""
+    return normalize(load_policy(text), engine=True)
 
 
 def in_reference_model(text: str) -> bool:

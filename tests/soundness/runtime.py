@@ -27,7 +27,9 @@ most specific (ties: the last, or the first as another selection) picks the pars
 enforce vs audit; no match refuses (with one config no selector check happens). REST
 allow is the union of the allow rules of every matching endpoint (binary, host, port,
 selector) including rules written without a protocol; deny rules of matching endpoints
-block only when the selected config enforces; audit forwards every request. An opaque
+block only when the selected config enforces; audit forwards every request. A REST
+rule without ``path`` or with a query value ``""`` never matches, and methods compare
+upper-cased on both sides (``opa.rs``, ``sandbox-policy.rego``). An opaque
 protocol message (MCP, JSON-RPC, GraphQL, websocket, SQL ...) is modelled as "a message
 that endpoint configuration X permits": it passes a raw connection, or an inspected one
 whose selected config is identical to X. Non-HTTP bytes on an inspected connection are
@@ -59,7 +61,7 @@ from prover.concrete.network import method_matches
 from prover.concrete.query import allow_query_matches, deny_query_matches
 from prover.model import PRESET_METHODS, HttpRule, IPAddress, IPNetwork
 from prover.policy.normalize import _http_rule
-from prover.policy.schema import AuthoredPolicy, EndpointSection
+from prover.policy.schema import AuthoredPolicy, EndpointSection, L7Matcher
 
 CONTROL_PORTS = frozenset({2379, 2380, 6443, 10250, 10255})
 #: Protocols the runtime's L7 parser knows (anything else drops out of the route).
@@ -215,12 +217,24 @@ def _networks(raw: tuple[str, ...]) -> tuple[IPNetwork, ...] | None:
     return tuple(found)
 
 
+def _never_matches(matcher: L7Matcher | None) -> bool:
+    """A REST rule OpenShell's engine never matches: without ``path`` (``opa.rs`` sends
+    an allow rule's as ``""``, which ``path_matches`` never matches, and a deny rule's not
+    at all) or with a query value ``""`` (``l7_matchers_to_json`` drops the empty glob;
+    ``query_value_matches`` needs a non-empty one)."""
+    if matcher is None:
+        return False
+    return not matcher.path or "" in (matcher.query or {}).values()
+
+
 def _rules(section: EndpointSection) -> tuple[HttpRule, ...]:
     if section.access is not None:
         methods = PRESET_METHODS.get(section.access, ())
         return tuple(HttpRule(method=m, path="**", index=i) for i, m in enumerate(methods))
     found = []
     for index, entry in enumerate(section.rules):
+        if _never_matches(entry.allow):
+            continue
         try:
             found.append(_http_rule(entry.allow, index, "allow"))
         except ValueError:
@@ -231,6 +245,8 @@ def _rules(section: EndpointSection) -> tuple[HttpRule, ...]:
 def _denies(section: EndpointSection) -> tuple[HttpRule, ...]:
     found = []
     for index, matcher in enumerate(section.deny_rules):
+        if _never_matches(matcher):
+            continue
         try:
             found.append(_http_rule(matcher, index, "deny"))
         except ValueError:
@@ -377,7 +393,7 @@ def _rest_allows(plan: _Plan, action: Http) -> tuple[bool, bool]:
             continue
         for r in e.allow_rules:
             if (
-                method_matches(r.method, action.method)
+                method_matches(r.method, action.method, engine=True)
                 and path_matches(r.path, action.path)
                 and allow_query_matches(r.query, query)
             ):
@@ -385,7 +401,7 @@ def _rest_allows(plan: _Plan, action: Http) -> tuple[bool, bool]:
         if e.protocol == "rest":
             for r in e.deny_rules:
                 if (
-                    method_matches(r.method, action.method)
+                    method_matches(r.method, action.method, engine=True)
                     and path_matches(r.path, action.path)
                     and deny_query_matches(r.query, query)
                 ):

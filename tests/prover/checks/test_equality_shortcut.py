@@ -27,6 +27,7 @@ def test_every_other_field_of_a_policy_and_a_rule_counts() -> None:
         replace(POLICY, run_as_user="root"),
         replace(POLICY, run_as_group="root"),
         replace(POLICY, landlock_compatibility="hard_requirement"),
+        replace(POLICY, engine_requests=True),
         replace(POLICY, rules=()),
         replace(POLICY, rules=(RULE, RULE)),
         replace(POLICY, rules=(replace(RULE, binaries=("/usr/bin/git",)),)),
