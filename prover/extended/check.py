@@ -133,9 +133,13 @@ def check_extended(
     )
     worlds = files.worlds()
     readings += tuple(f for f in worlds[0].facts() if f not in readings)
+    start = _start_outcome(worlds[0])
+    if start is not None:
+        return start.model_copy(update={"readings": readings})
     outcome = _decide(cand, bound, budget, evidence, (files, worlds[0]))
     if outcome.verdict is Verdict.WITHIN:
         outcome = _other_worlds(worlds[1:], cand, budget, evidence) or outcome
+    readings += _start_assumptions(worlds[0], outcome)
     if outcome.verdict is Verdict.EXCEEDS and isinstance(
         outcome.counterexample, NetworkCounterexample
     ):
@@ -232,6 +236,41 @@ def _sure_filesystem_exceed(
         "best_effort builds no Landlock ruleset when none of the candidate's listed paths "
         "exists; set landlock.compatibility: hard_requirement in the candidate, or give "
         "the `paths_exist` facts of the environment evidence",
+    )
+
+
+def _start_outcome(world: FilesystemWorld) -> CheckOutcome | None:
+    """The verdict when a sandbox does not start: under ``hard_requirement`` a listed
+    path missing from the image stops it (``landlock.rs`` ``try_open_path``)."""
+    c, b = world.candidate, world.boundary
+    if c.starts is False:
+        outcome = CheckOutcome.within(decided_by="filesystem")
+        reason = (
+            f"the candidate's sandbox does not start: {c.missing} is missing from the image "
+            "and Landlock is hard_requirement, so it allows nothing"
+        )
+        return outcome.model_copy(update={"reason": reason})
+    if b.starts is False:
+        return CheckOutcome.unsupported(
+            ReasonCode.UNRESOLVED_FILESYSTEM_PATH,
+            f"the boundary's sandbox does not start: {b.missing} is missing from the image "
+            "and Landlock is hard_requirement, so it allows nothing; fix the boundary first",
+        )
+    return None
+
+
+def _start_assumptions(world: FilesystemWorld, outcome: CheckOutcome) -> tuple[str, ...]:
+    """The declared assumption a verdict rests on where a sandbox may not start: an
+    exceed, that the candidate's does; a pass, that the boundary's does."""
+    if outcome.verdict is Verdict.EXCEEDS and world.candidate.starts is None:
+        side = "candidate"
+    elif outcome.verdict is Verdict.WITHIN and world.boundary.starts is None:
+        side = "boundary"
+    else:
+        return ()
+    return (
+        f"runtime: {side}: assumed: every path it lists exists in the image (under "
+        "hard_requirement a missing one stops the sandbox)",
     )
 
 

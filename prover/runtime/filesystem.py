@@ -52,6 +52,10 @@ class EffectiveFilesystem:
     sure: Filesystem
     may_be_off: bool
     facts: tuple[str, ...]
+    #: ``hard_requirement`` and a listed path missing: ``try_open_path`` fails and the
+    #: sandbox does not start (None: a listed path may be missing, nothing says).
+    starts: bool | None = True
+    missing: str | None = None
 
     @property
     def may(self) -> Filesystem:
@@ -149,4 +153,17 @@ def effective_filesystem(
                 "when no listed path exists)"
             )
     may_be_off = not on and not any(surely(p) for p in listed)
-    return EffectiveFilesystem(assumed, sure, may_be_off, tuple(facts))
+    starts: bool | None = True
+    missing = None
+    if compatibility == "hard_requirement":
+        user_paths = (*fs.read_only, *fs.read_write)
+        missing = next((p for p in user_paths if exists(p) is False), None)
+        if missing is not None:
+            starts = False
+            facts.append(
+                f"{missing} does not exist in the image: under hard_requirement the "
+                "sandbox does not start"
+            )
+        elif not all(surely(p) or p in FHS_PRESENT for p in user_paths):
+            starts = None
+    return EffectiveFilesystem(assumed, sure, may_be_off, tuple(facts), starts, missing)

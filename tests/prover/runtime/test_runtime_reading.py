@@ -138,3 +138,19 @@ def test_an_omitted_group_is_the_users_primary_gid(driver: str | None, expected:
     boundary = candidate + "process: {run_as_group: '1000'}\n"
     outcome = check_boundary(candidate, boundary, environment=env).outcome
     assert outcome.verdict is expected, outcome.reason
+
+
+def test_a_hard_requirement_sandbox_with_a_missing_path_does_not_start() -> None:
+    # landlock.rs try_open_path: under hard_requirement a path that cannot be opened is
+    # fatal, so the sandbox never runs.
+    env = "version: 1\npaths_exist: {/data: false}\ngpu: false\n"
+    wide = policy("{read_write: [/data, /work]}", "hard_requirement")
+    narrow = policy("{read_only: [/usr]}", "hard_requirement")
+    never = check_boundary(wide, narrow, environment=env).outcome
+    assert never.verdict is Verdict.WITHIN and "does not start" in (never.reason or "")
+    refused = check_boundary(narrow, wide, environment=env).outcome
+    assert refused.verdict is Verdict.UNSUPPORTED and "boundary's sandbox" in (refused.reason or "")
+    # without the fact the exceed stands, and says what it assumed
+    outcome = check_boundary(wide, narrow).outcome
+    assert outcome.verdict is Verdict.EXCEEDS
+    assert any("assumed: every path it lists exists" in r for r in outcome.readings)
