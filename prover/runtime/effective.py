@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from prover.model import Filesystem, Policy
 from prover.policy.fspath import is_beneath
+from prover.runtime.baseline import GPU_DEVICE_NODE, GPU_READ_ONLY, GPU_READ_WRITE
 from prover.runtime.filesystem import (
     UNRESTRICTED,
     EffectiveFilesystem,
@@ -90,8 +91,25 @@ class FilesystemReading:
         """The environments to decide, the main one first: the evidence's GPU fact, or
         both (without a GPU first) when it does not say."""
         gpu = self.evidence.gpu() if self.evidence is not None else None
-        return tuple(
-            self.world(g, self._exists) for g in ((False, True) if gpu is None else (gpu,))
+        if gpu is not None:
+            return (self.world(gpu, self._exists),)
+        main = self.world(False, self._exists)
+        if self._gpu_adds_alike(main):
+            return (main,)
+        return (main, self.world(True, self._exists))
+
+    def _gpu_adds_alike(self, main: FilesystemWorld) -> bool:
+        """Whether a GPU would add the same paths to both sides, so that a pass without
+        one is a pass with one: neither policy lists a GPU path (a listed ``/proc`` is
+        made read-write on both sides alike) and both have a ruleset either way."""
+        gpu_paths = {*GPU_READ_ONLY, *GPU_READ_WRITE} - {"/proc"}
+        for policy in (self.candidate, self.boundary):
+            listed = (*policy.filesystem.read_only, *policy.filesystem.read_write)
+            if any(p in gpu_paths or GPU_DEVICE_NODE.fullmatch(p) for p in listed):
+                return False
+        return all(
+            eff.assumed is not UNRESTRICTED and not eff.may_be_off
+            for eff in (main.candidate, main.boundary)
         )
 
     def world(self, gpu: bool, exists: Exists) -> FilesystemWorld:
