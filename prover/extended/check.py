@@ -122,7 +122,7 @@ def check_extended(
     if extra:
         cand = replace(cand, restricting=middleware_selectors(candidate, extra))
     bound = read_policy(boundary, omit=omit, coupled=coupled, checkpoint=budget.checkpoint)
-    noted = (f"candidate-only middlewares ({_names(extra)}) read as restrictions",) if extra else ()
+    noted = (f"candidate-only middlewares ({_names(extra)}) read as authorities",) if extra else ()
     readings = tuple(dict.fromkeys(cand.constructs + bound.constructs + noted))
     files = FilesystemReading(
         cand.upper,
@@ -192,7 +192,7 @@ def _effective(
     return cand, bound
 
 
-def _filesystem_only(policy: Policy, filesystem: Filesystem, like: Policy) -> Policy:
+def _filesystem_only(filesystem: Filesystem, like: Policy) -> Policy:
     """``filesystem`` in a policy with no network rules and ``like``'s process and
     Landlock fields: the pipeline then decides the filesystem alone."""
     return replace(like, filesystem=filesystem, rules=())
@@ -216,8 +216,8 @@ def _sure_filesystem_exceed(
     for _ in range(2):  # the witness, or the one its own environment gives instead
         there = files.witness_world(world.gpu, witness.path)
         sure = check_models(
-            _filesystem_only(like, there.candidate.sure, like),
-            _filesystem_only(like, there.boundary_upper, like),
+            _filesystem_only(there.candidate.sure, like),
+            _filesystem_only(there.boundary_upper, like),
             budget,
             evidence,
             past_workdir=True,
@@ -285,8 +285,8 @@ def _other_worlds(
     like = cand.upper
     for world in worlds:
         outcome = check_models(
-            _filesystem_only(like, world.candidate_upper, like),
-            _filesystem_only(like, world.boundary.assumed, like),
+            _filesystem_only(world.candidate_upper, like),
+            _filesystem_only(world.boundary.assumed, like),
             budget,
             evidence,
             past_workdir=True,
