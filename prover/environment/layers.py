@@ -1,0 +1,247 @@
+"""Image layers applied to a tree of paths as container runtimes extract them.
+
+Every runtime OpenShell drives extracts a layer entry by entry, in the order of the tar
+stream, and resolves each entry's parent directory through the symlinks already
+extracted: containerd's ``applyNaive`` (``pkg/archive/tar.go``: ``fs.RootPath`` on the
+parent, ``mkparent`` for missing directories, ``os.Lstat`` + ``RemoveAll`` unless a
+directory meets a directory, ``hardlinkRootPath`` for hard links) and moby's
+``UnpackLayer`` (``pkg/archive/diff.go``, run chrooted, so the kernel resolves the same
+way). So an entry beneath a symlink of the same layer lands where the link points (an
+absolute target from the image's root, ``..`` stopping at the root) and the symlink stays a
+symlink; a hard link to a symlink is a symlink (``link(2)`` does not follow).
+
+Where the runtimes differ, the collector refuses the image with the reason rather than
+choose one:
+
+* an entry whose parent passes through a symlink of a *lower* layer: overlayfs snapshotters
+  extract each layer alone into its own directory (containerd ``diff/apply/apply_linux.go``
+  passes the upper directory; moby's overlay2 ``ApplyDiff`` likewise), where the link is
+  absent, so the entry's parents become directories that hide the link in the mounted
+  image; extraction into the mounted image (containerd's native snapshotter, overlay in a
+  user namespace, moby's naive diff) follows the link. The same image then has different
+  trees (bazel-contrib/rules_oci#857, NixOS/nixpkgs#107021);
+* a whiteout of an entry of its own layer (the OCI layer spec says whiteouts apply to lower
+  layers only; ``RemoveAll`` removes it, the overlay conversion does not);
+* an opaque marker (``.wh..wh..opq``) after directories the layer created implicitly
+  beneath it (the naive walk removes them with their contents, an overlay opaque
+  directory keeps them).
+
+A whiteout ``.wh.NAME`` removes ``NAME`` of the layers below; an opaque marker hides
+everything of the layers below in its directory (applied when the layer ends: overlayfs
+applies it as an attribute, whatever its place in the stream); a non-directory replaces
+what was there; directories merge. A parent that is a file of a lower layer becomes a
+directory (overlayfs; the naive extraction fails there, so no container sees otherwise).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from prover.environment.collect import CollectError
+from prover.environment.paths import MAX_HOPS
+
+OPAQUE = ".wh..wh..opq"
+WHITEOUT = ".wh."
+
+
+@dataclass(slots=True)
+class Node:
+    """One path of the image: ``kind`` "d" directory, "f" anything else, "l" symlink;
+    ``layer`` is the last layer that wrote it or created it as a parent, ``made`` the
+    entry ordinal at which that layer created it implicitly (0: written by an entry)."""
+
+    kind: str
+    layer: int
+    target: str = ""
+    text: str | None = None
+    made: int = 0
+    children: dict[str, Node] | None = None
+
+
+def directory(layer: int, made: int = 0) -> Node:
+    return Node("d", layer, made=made, children={})
+
+
+class Tree:
+    """The image's tree; :meth:`begin`, :meth:`add` for each entry, :meth:`end` per layer."""
+
+    def __init__(self) -> None:
+        self.root = directory(0)
+        self.nodes = 1
+        self.steps = 0  # components walked: the work, counted for the tests
+        self._layer = 0
+        self._ordinal = 0
+        self._opaque: list[tuple[int, int, Node]] = []
+
+    def begin(self, layer: int) -> None:
+        self._layer, self._ordinal, self._opaque = layer, 0, []
+
+    def _refuse(self, what: str, why: str) -> CollectError:
+        shown = what if len(what) <= 160 else what[:160] + "..."
+        return CollectError(f"layer {self._layer} entry {shown!r}: {why}")
+
+    def parent(self, parts: list[str], what: str) -> tuple[Node, list[str]]:
+        """The directory ``parts`` names once the runtime resolves it, and its path."""
+        layer = self._layer
+        stack = [self.root]
+        names: list[str] = []
+        queue = deque(parts)
+        hops = 0
+        while queue:
+            self.steps += 1
+            name = queue.popleft()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if names:
+                    names.pop()
+                    stack.pop()
+                continue
+            current = stack[-1]
+            assert current.children is not None
+            node = current.children.get(name)
+            if node is not None and node.kind == "l":
+                where = "/" + "/".join([*names, name])
+                if node.layer != layer:
+                    raise self._refuse(
+                        what,
+                        f"lies beneath {where}, a symlink of layer {node.layer}; runtimes "
+                        "differ here (overlayfs extraction hides the link with a directory, "
+                        "extraction into the mounted image follows it), so the image's tree "
+                        "is not determined (collect with --rootfs inside the sandbox instead)",
+                    )
+                hops += 1
+                if hops > MAX_HOPS:
+                    raise self._refuse(what, f"more than {MAX_HOPS} symlinks on its path")
+                if node.target.startswith("/"):
+                    del stack[1:]
+                    names.clear()
+                queue.extendleft(reversed(node.target.split("/")))
+                continue
+            if node is None or node.kind != "d":
+                if node is not None and node.layer == layer:
+                    where = "/" + "/".join([*names, name])
+                    raise self._refuse(what, f"its parent {where} is not a directory")
+                node = directory(layer, self._ordinal)
+                current.children[name] = node
+                self.nodes += 1
+            elif node.layer != layer:
+                node.layer, node.made = layer, self._ordinal  # copied up as a parent
+            stack.append(node)
+            names.append(name)
+        return stack[-1], names
+
+    def add(self, parts: list[str], node: Node | None, link: list[str] | None = None) -> list[str]:
+        """Apply one entry (``parts`` cleaned, not empty): ``node`` to place, or a hard link
+        to ``link``; whiteouts by name. Returns the path of the directory it went to."""
+        self._ordinal += 1
+        what = "/".join(parts)
+        parent, names = self.parent(parts[:-1], what)
+        assert parent.children is not None
+        name = parts[-1]
+        if name == OPAQUE:
+            self._opaque.append((len(names), self._ordinal, parent))
+            return names
+        if name.startswith(WHITEOUT):
+            old = parent.children.get(name[len(WHITEOUT) :])
+            if old is not None:
+                if old.layer == self._layer:
+                    raise self._refuse(what, "whites out an entry of its own layer")
+                del parent.children[name[len(WHITEOUT) :]]
+            return names
+        if link is not None:
+            node = self._hard_link(link, what)
+        assert node is not None
+        old = parent.children.get(name)
+        if node.kind == "d" and old is not None and old.kind == "d":
+            old.layer, old.made = self._layer, 0  # directories merge
+            return names
+        parent.children[name] = node
+        self.nodes += 1
+        return names
+
+    def _hard_link(self, link: list[str], what: str) -> Node:
+        if not link:
+            raise self._refuse(what, "is a hard link to the root")
+        directory_, _ = self.parent(link[:-1], what)
+        assert directory_.children is not None
+        target = directory_.children.get(link[-1])
+        if target is None or target.kind == "d":
+            why = "a directory" if target is not None else "a missing entry"
+            raise self._refuse(what, f"is a hard link to {why}")
+        return Node(target.kind, self._layer, target=target.target, text=target.text)
+
+    def end(self) -> None:
+        """Apply the layer's opaque markers: hide every path of the layers below beneath
+        each marked directory (shallowest first, each directory visited once)."""
+        layer = self._layer
+        marks: dict[int, int] = {}
+        for _, ordinal, node in self._opaque:
+            marks[id(node)] = max(marks.get(id(node), 0), ordinal)
+        visited: set[int] = set()
+        for _, _ordinal, start in sorted(self._opaque, key=lambda item: item[0]):
+            pending = [(start, marks[id(start)])]
+            while pending:
+                node, mark = pending.pop()
+                if id(node) in visited:
+                    continue
+                visited.add(id(node))
+                assert node.children is not None
+                for name, child in list(node.children.items()):
+                    self.steps += 1
+                    if child.layer != layer:
+                        del node.children[name]
+                    elif child.made and child.made < mark:
+                        raise CollectError(
+                            f"layer {layer}: an opaque marker follows directories the layer "
+                            "created implicitly beneath it; runtimes differ there (overlayfs "
+                            "keeps them, extraction into the mounted image removes them)"
+                        )
+                    elif child.kind == "d":
+                        pending.append((child, max(mark, marks.get(id(child), 0))))
+        self._opaque = []
+
+    def lookup(self, parts: list[str]) -> Node | None:
+        node: Node | None = self.root
+        for name in parts:
+            if node is None or node.children is None:
+                return None
+            node = node.children.get(name)
+        return node
+
+    def read(self, path: str) -> str | None:
+        """An account file's text, following the tree's own symlinks."""
+        parts = deque(p for p in path.split("/") if p)
+        done: list[str] = []
+        hops = 0
+        while parts:
+            name = parts.popleft()
+            if name in (".", ".."):
+                if name == ".." and done:
+                    done.pop()
+                continue
+            node = self.lookup([*done, name])
+            if node is None:
+                return None
+            if node.kind == "l":
+                hops += 1
+                if hops > MAX_HOPS:
+                    return None
+                if node.target.startswith("/"):
+                    done = []
+                parts.extendleft(reversed([p for p in node.target.split("/") if p]))
+                continue
+            done.append(name)
+        node = self.lookup(done)
+        return node.text if node is not None and node.kind == "f" else None
+
+    def walk(self) -> Iterator[tuple[str, Node]]:
+        stack: list[tuple[str, Node]] = [("/", self.root)]
+        while stack:
+            path, node = stack.pop()
+            yield path, node
+            prefix = "" if path == "/" else path
+            for name, child in (node.children or {}).items():
+                stack.append((prefix + "/" + name, child))
