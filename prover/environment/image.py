@@ -62,8 +62,9 @@ class Budget:
         self.left = self.limit
         self.entries = MAX_ENTRIES
 
-    def charge(self, size: int, what: str) -> None:
-        self.left -= 512 + max(size, 0)
+    def charge(self, size: int, what: str, names: int = 0) -> None:
+        """Spend a header, ``names`` bytes of (long) names and ``size`` bytes of data."""
+        self.left -= 512 + names + max(size, 0)
         if self.left < 0:
             raise CollectError(
                 f"{what} declares {size} bytes: past the collector's budget of {self.limit} "
@@ -259,7 +260,11 @@ def _apply_layer(handle: IO[bytes], number: int, tree: Tree, budget: Budget) -> 
                 budget.entries -= 1
                 if budget.entries < 0:
                     raise CollectError(f"the image has more than {MAX_ENTRIES} entries")
-                budget.charge(member.size, f"layer {number} entry {_shown(member.name)}")
+                budget.charge(
+                    member.size,
+                    f"layer {number} entry {_shown(member.name)}",
+                    len(member.name) + len(member.linkname),
+                )
                 if count % 4096 == 0:
                     layer.members = []  # tarfile keeps every header otherwise
                 parts, node, link = _entry(member, number)

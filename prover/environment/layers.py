@@ -24,7 +24,13 @@ choose one:
   layers only; ``RemoveAll`` removes it, the overlay conversion does not);
 * an opaque marker (``.wh..wh..opq``) after directories the layer created implicitly
   beneath it (the naive walk removes them with their contents, an overlay opaque
-  directory keeps them).
+  directory keeps them);
+* an entry replacing one of its own layer after the layer followed a symlink: containerd
+  resolves each parent once per layer and remembers it (``cachedRootPath``), so a later
+  entry may still go where a replaced link pointed; moby resolves afresh.
+
+The work is bounded: :data:`MAX_NODES` paths, :data:`MAX_STEPS` components walked for one
+entry (the kernel's own bound is 40 links of up to ``PATH_MAX`` each).
 
 A whiteout ``.wh.NAME`` removes ``NAME`` of the layers below; an opaque marker hides
 everything of the layers below in its directory (applied when the layer ends: overlayfs
@@ -42,6 +48,8 @@ from dataclasses import dataclass
 from prover.environment.collect import CollectError
 from prover.environment.paths import MAX_HOPS
 
+MAX_NODES = 2_000_000
+MAX_STEPS = 8192
 OPAQUE = ".wh..wh..opq"
 WHITEOUT = ".wh."
 
@@ -74,9 +82,15 @@ class Tree:
         self._layer = 0
         self._ordinal = 0
         self._opaque: list[tuple[int, int, Node]] = []
+        self._followed = False
 
     def begin(self, layer: int) -> None:
-        self._layer, self._ordinal, self._opaque = layer, 0, []
+        self._layer, self._ordinal, self._opaque, self._followed = layer, 0, [], False
+
+    def _grow(self) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise CollectError(f"the image's tree has more than {MAX_NODES} paths")
 
     def _refuse(self, what: str, why: str) -> CollectError:
         shown = what if len(what) <= 160 else what[:160] + "..."
@@ -89,8 +103,11 @@ class Tree:
         names: list[str] = []
         queue = deque(parts)
         hops = 0
+        steps = 0
         while queue:
-            self.steps += 1
+            steps += 1
+            if steps > MAX_STEPS:
+                raise self._refuse(what, f"resolving its path takes more than {MAX_STEPS} steps")
             name = queue.popleft()
             if name in ("", "."):
                 continue
@@ -115,6 +132,7 @@ class Tree:
                 hops += 1
                 if hops > MAX_HOPS:
                     raise self._refuse(what, f"more than {MAX_HOPS} symlinks on its path")
+                self._followed = True
                 if node.target.startswith("/"):
                     del stack[1:]
                     names.clear()
@@ -126,11 +144,12 @@ class Tree:
                     raise self._refuse(what, f"its parent {where} is not a directory")
                 node = directory(layer, self._ordinal)
                 current.children[name] = node
-                self.nodes += 1
+                self._grow()
             elif node.layer != layer:
                 node.layer, node.made = layer, self._ordinal  # copied up as a parent
             stack.append(node)
             names.append(name)
+        self.steps += steps
         return stack[-1], names
 
     def add(self, parts: list[str], node: Node | None, link: list[str] | None = None) -> list[str]:
@@ -158,8 +177,15 @@ class Tree:
         if node.kind == "d" and old is not None and old.kind == "d":
             old.layer, old.made = self._layer, 0  # directories merge
             return names
+        if old is not None and old.layer == self._layer and self._followed:
+            raise self._refuse(
+                what,
+                "replaces an entry of its own layer after the layer followed a symlink; "
+                "runtimes differ here (containerd resolves each parent once per layer, "
+                "moby afresh)",
+            )
         parent.children[name] = node
-        self.nodes += 1
+        self._grow()
         return names
 
     def _hard_link(self, link: list[str], what: str) -> Node:

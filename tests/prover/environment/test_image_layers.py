@@ -302,3 +302,26 @@ def test_work_is_linear_in_the_symlinks_and_directories(
 
     small, large = work(800), work(1600)
     assert large < 2.3 * small, (small, large)
+
+
+def test_replacing_an_entry_after_following_a_symlink_is_refused(tmp_path: Path) -> None:
+    # containerd remembers 'a/' -> /etc for the whole layer (cachedRootPath); moby does not
+    layer = _layer([("a", "l", "/etc"), ("a/x", "f", ""), ("a/", "d", ""), ("a/y", "l", "/")])
+    with pytest.raises(CollectError, match="replaces an entry of its own layer"):
+        collect_image(str(_image(tmp_path / "i.tar", [layer])))
+
+
+def test_the_tree_and_each_walk_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prover.environment import layers
+
+    monkeypatch.setattr(layers, "MAX_NODES", 100)
+    deep = "/".join(f"x{i}" for i in range(150))
+    with pytest.raises(CollectError, match="more than 100 paths"):
+        collect_image(str(_image(tmp_path / "i.tar", [_layer([(deep, "f", "")])])))
+    monkeypatch.setattr(layers, "MAX_NODES", 10_000)
+    chain = [("l0", "l", "/".join(["d"] * 1000))]
+    chain += [(f"l{i}", "l", f"l{i - 1}/" + "/".join(["d"] * 1000)) for i in range(1, 30)]
+    with pytest.raises(CollectError, match="more than 8192 steps"):
+        collect_image(str(_image(tmp_path / "j.tar", [_layer([*chain, ("l29/f", "f", "")])])))
