@@ -73,28 +73,50 @@ class Budget:
             )
 
 
+class _Tee:
+    """A decompressed stream that also writes what is read to ``copy``, within budget."""
+
+    def __init__(self, source: IO[bytes], copy: IO[bytes], budget: Budget) -> None:
+        self._source, self._copy, self._budget = source, copy, budget
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._source.read(size if size >= 0 else 1024 * 1024)
+        self._budget.left -= len(data)
+        if self._budget.left < 0:
+            raise CollectError(
+                f"the compressed image archive expands past the collector's budget of "
+                f"{self._budget.limit} bytes ({EXPANSION_FLOOR} + {EXPANSION_RATIO} x its "
+                f"{self._budget.archive_bytes} bytes)"
+            )
+        self._copy.write(data)
+        return data
+
+
 class Archive:
     """The outer archive's members by name (``./`` dropped), read once with limits."""
 
     def __init__(self, path: str, budget: Budget) -> None:
         self._temp: IO[bytes] | None = None
+        self.members: dict[str, tarfile.TarInfo] = {}
         try:
             with open(path, "rb") as handle:
                 magic = handle.read(6)
             opener = next((o for m, o in _COMPRESSED if magic.startswith(m)), None)
-            if opener is not None:
-                self._temp = tempfile.TemporaryFile()
-                self._expand(opener, path, budget)
-                self.tar = tarfile.open(fileobj=self._temp, mode="r:")
-            else:
+            if opener is None:
                 self.tar = tarfile.open(path, mode="r:")
-            self.members: dict[str, tarfile.TarInfo] = {}
-            while (member := self.tar.next()) is not None:
-                if len(self.members) >= MAX_MEMBERS:
-                    raise CollectError(f"the image archive has more than {MAX_MEMBERS} members")
-                budget.charge(member.size, f"archive member {_shown(member.name)}")
-                name = member.name[2:] if member.name.startswith("./") else member.name
-                self.members[name] = member
+                self._list(self.tar, budget)
+                return
+            # One pass: list the members from the decompressed stream (refusing early)
+            # while keeping a copy for the random access the layers need.
+            self._temp = tempfile.TemporaryFile()
+            with opener(path, "rb") as source:
+                stream = _Tee(source, self._temp, budget)
+                with tarfile.open(fileobj=stream, mode="r|") as listing:
+                    self._list(listing, budget)
+                while stream.read(1024 * 1024):
+                    pass
+            self._temp.seek(0)
+            self.tar = tarfile.open(fileobj=self._temp, mode="r:")
         except CollectError:
             self.close()
             raise
@@ -102,19 +124,13 @@ class Archive:
             self.close()
             raise CollectError(f"cannot read image archive '{path}': {exc}") from None
 
-    def _expand(self, opener: Any, path: str, budget: Budget) -> None:
-        assert self._temp is not None
-        with opener(path, "rb") as source:
-            while chunk := source.read(1024 * 1024):
-                budget.left -= len(chunk)
-                if budget.left < 0:
-                    raise CollectError(
-                        f"the compressed image archive expands past the collector's budget of "
-                        f"{budget.limit} bytes ({EXPANSION_FLOOR} + {EXPANSION_RATIO} x its "
-                        f"{budget.archive_bytes} bytes)"
-                    )
-                self._temp.write(chunk)
-        self._temp.seek(0)
+    def _list(self, tar: tarfile.TarFile, budget: Budget) -> None:
+        while (member := tar.next()) is not None:
+            if len(self.members) >= MAX_MEMBERS:
+                raise CollectError(f"the image archive has more than {MAX_MEMBERS} members")
+            budget.charge(member.size, f"archive member {_shown(member.name)}")
+            name = member.name[2:] if member.name.startswith("./") else member.name
+            self.members[name] = member
 
     def close(self) -> None:
         tar = getattr(self, "tar", None)

@@ -93,8 +93,17 @@ LINK_THEN_BENEATH = [
 ]
 
 
-def test_a_symlink_followed_by_an_entry_beneath_it_stays_a_symlink(tmp_path: Path) -> None:
-    data = _collect(_image(tmp_path / "i.tar", [_layer(LINK_THEN_BENEATH)]))
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_symlink_followed_by_an_entry_beneath_it_stays_a_symlink(
+    tmp_path: Path, gz: bool
+) -> None:
+    layers = [_layer(LINK_THEN_BENEATH, compress=gz)]
+    data = _collect(_image(tmp_path / "i.tar", layers, {"config": {"User": "sandbox"}}, gz=gz))
+    assert (data["user"], data["group"], data["users"]) == (
+        "sandbox",
+        "1000",
+        {"root": 0, "sandbox": 1000},
+    )
     assert data["symlinks"] == {"/work/link": "/etc"}
     assert data["symlinks_complete_beneath"] == ["/etc", "/work"]
     assert _complete(data).resolve("/work/link")[0] == "/etc"
