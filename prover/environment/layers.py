@@ -30,7 +30,9 @@ choose one:
   entry may still go where a replaced link pointed; moby resolves afresh.
 
 The work is bounded: :data:`MAX_NODES` paths, :data:`MAX_STEPS` components walked for one
-entry (the kernel's own bound is 40 links of up to ``PATH_MAX`` each).
+entry (the kernel's own bound is 40 links of up to ``PATH_MAX`` each), and
+:data:`STEPS_PER_ENTRY` per entry on average beyond the first :data:`FREE_STEPS`, so the
+walks stay linear in the archive.
 
 A whiteout ``.wh.NAME`` removes ``NAME`` of the layers below; an opaque marker hides
 everything of the layers below in its directory (applied when the layer ends: overlayfs
@@ -50,6 +52,8 @@ from prover.environment.paths import MAX_HOPS
 
 MAX_NODES = 2_000_000
 MAX_STEPS = 8192
+STEPS_PER_ENTRY = 64
+FREE_STEPS = 1_000_000
 OPAQUE = ".wh..wh..opq"
 WHITEOUT = ".wh."
 
@@ -78,7 +82,8 @@ class Tree:
     def __init__(self) -> None:
         self.root = directory(0)
         self.nodes = 1
-        self.steps = 0  # components walked: the work, counted for the tests
+        self.steps = 0  # components walked
+        self.walks = 0
         self._layer = 0
         self._ordinal = 0
         self._opaque: list[tuple[int, int, Node]] = []
@@ -150,6 +155,13 @@ class Tree:
             stack.append(node)
             names.append(name)
         self.steps += steps
+        self.walks += 1
+        if self.steps > FREE_STEPS + STEPS_PER_ENTRY * self.walks:
+            raise self._refuse(
+                what,
+                f"resolving the layers' paths takes more than {STEPS_PER_ENTRY} steps an "
+                "entry on average (symlink chains)",
+            )
         return stack[-1], names
 
     def add(self, parts: list[str], node: Node | None, link: list[str] | None = None) -> list[str]:

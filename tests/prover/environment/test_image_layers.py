@@ -334,3 +334,16 @@ def test_the_tree_and_each_walk_are_bounded(
     chain += [(f"l{i}", "l", f"l{i - 1}/" + "/".join(["d"] * 1000)) for i in range(1, 30)]
     with pytest.raises(CollectError, match="more than 8192 steps"):
         collect_image(str(_image(tmp_path / "j.tar", [_layer([*chain, ("l29/f", "f", "")])])))
+
+
+def test_the_walks_stay_linear_in_the_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prover.environment import layers
+
+    monkeypatch.setattr(layers, "FREE_STEPS", 1000)
+    chain = [("l0", "l", "/".join(["d"] * 100))]
+    chain += [(f"l{i}", "l", f"l{i - 1}/" + "/".join(["d"] * 50)) for i in range(1, 30)]
+    entries = [*chain, *((f"l29/f{i}", "f", "") for i in range(40))]
+    with pytest.raises(CollectError, match="more than 64 steps an entry on average"):
+        collect_image(str(_image(tmp_path / "i.tar", [_layer(entries)])))
