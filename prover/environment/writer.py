@@ -28,6 +28,7 @@ MAX_SYMLINK_BYTES = 2 * 1024 * 1024
 MAX_COVER_BYTES = 1024 * 1024
 MAX_NAMES_BYTES = 256 * 1024
 MAX_KEY_CHARS = 1024
+MAX_PATH_BYTES = 4096
 _END = "\x00"  # no path component holds a NUL
 
 
@@ -131,6 +132,11 @@ def _fits_key(link: str) -> bool:
     return len(json.dumps(link, ensure_ascii=False)) <= MAX_KEY_CHARS
 
 
+def _name(value: str) -> bool:
+    """A ``user``/``group`` value the document's reader accepts."""
+    return 0 < len(value) <= 256 and ":" not in value and _printable(value)
+
+
 def _names(table: dict[str, int]) -> dict[str, int]:
     kept: dict[str, int] = {}
     size = 0
@@ -183,10 +189,17 @@ def document(
     groups = _names(parse_ids(group, GROUP_FIELDS))
     data: dict[str, Any] = {"version": 1}
     if workdir is not None and workdir.startswith("/") and _printable(workdir):
-        data["workdir"] = posixpath.normpath(workdir).replace("//", "/")
+        if len(workdir.encode()) < MAX_PATH_BYTES:
+            data["workdir"] = posixpath.normpath(workdir).replace("//", "/")
+        elif note is not None:
+            note(f"a workdir of {len(workdir)} characters is longer than PATH_MAX: left out")
+    if user is not None and group_name is None and ":" in user:
+        user, _, group_name = user.partition(":")
+    if user is not None and not _name(user):
+        if note is not None:
+            note("the user is not a name the document can hold: user and group left out")
+        user = None
     if user is not None:
-        if group_name is None and ":" in user:
-            user, _, group_name = user.partition(":")
         data["user"] = user
         if not group_name:
             # The OCI rule: the user's primary group from /etc/passwd, else root's; none
@@ -198,7 +211,7 @@ def document(
             else:
                 names = [name for name, n in groups.items() if n == gid]
                 group_name = names[0] if names else str(gid if gid is not None else 0)
-        if group_name:
+        if group_name and _name(group_name):
             data["group"] = group_name
     data["users"] = users
     data["groups"] = groups

@@ -347,3 +347,20 @@ def test_the_walks_stay_linear_in_the_entries(
     entries = [*chain, *((f"l29/f{i}", "f", "") for i in range(40))]
     with pytest.raises(CollectError, match="more than 64 steps an entry on average"):
         collect_image(str(_image(tmp_path / "i.tar", [_layer(entries)])))
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"User": "u" * 300, "WorkingDir": "/w"},
+        {"User": "a\nb:c", "WorkingDir": "/" + "w" * 5000},
+        {"User": "ok:" + "g" * 300},
+    ],
+)
+def test_config_values_the_document_cannot_hold_are_left_out(tmp_path: Path, config: dict) -> None:
+    notes: list[str] = []
+    data = _collect(
+        _image(tmp_path / "i.tar", [_layer([])], {"config": config}), progress=notes.append
+    )
+    assert "group" not in data and len(data.get("workdir", "")) < 4096
+    assert data.get("user") in (None, "ok") and notes
