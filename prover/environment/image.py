@@ -164,6 +164,12 @@ class Archive:
             raise CollectError(f"{_shown(name)} in the archive is not valid JSON: {exc}") from None
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a field of the wrong type is
+    then missing, and the missing field is what the error names)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _blob(digest: Any) -> str:
     if not isinstance(digest, str) or ":" not in digest:
         raise CollectError(f"invalid digest {digest!r} in the image manifest")
@@ -179,19 +185,21 @@ def _oci_manifest(archive: Archive, index: Any, depth: int = 0) -> tuple[str, li
         raise CollectError("index.json lists no image manifest")
 
     def linux_amd64(m: Any) -> bool:
-        platform = m.get("platform") or {} if isinstance(m, dict) else {}
-        return platform.get("os") == "linux" and platform.get("architecture") == "amd64"
+        platform = _dict(m).get("platform")
+        return (
+            _dict(platform).get("os") == "linux" and _dict(platform).get("architecture") == "amd64"
+        )
 
     chosen = next((m for m in manifests if linux_amd64(m)), manifests[0])
-    data = archive.json(_blob(chosen.get("digest") if isinstance(chosen, dict) else None))
+    data = archive.json(_blob(_dict(chosen).get("digest")))
     if isinstance(data, dict) and "manifests" in data:
         if depth >= MAX_INDEX_DEPTH:
             raise CollectError(f"image index nested more than {MAX_INDEX_DEPTH} deep")
         return _oci_manifest(archive, data, depth + 1)
     if not isinstance(data, dict) or not isinstance(data.get("layers"), list):
         raise CollectError("the image manifest has no layers")
-    config = _blob((data.get("config") or {}).get("digest"))
-    return config, [_blob(layer.get("digest")) for layer in data["layers"]]
+    config = _blob(_dict(data.get("config")).get("digest"))
+    return config, [_blob(_dict(layer).get("digest")) for layer in data["layers"]]
 
 
 def _layout(archive: Archive) -> tuple[str, list[str]]:
@@ -212,7 +220,7 @@ def _layout(archive: Archive) -> tuple[str, list[str]]:
 
 def _user(config: Any) -> tuple[str | None, str | None, str | None]:
     """(workdir, user, group) from the image config."""
-    settings = config.get("config") or {} if isinstance(config, dict) else {}
+    settings = _dict(_dict(config).get("config"))
     workdir = settings.get("WorkingDir") or "/"
     spec = settings.get("User") or "root"
     user, _, group = str(spec).partition(":")

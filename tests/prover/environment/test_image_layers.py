@@ -364,3 +364,18 @@ def test_config_values_the_document_cannot_hold_are_left_out(tmp_path: Path, con
     )
     assert "group" not in data and len(data.get("workdir", "")) < 4096
     assert data.get("user") in (None, "ok") and notes
+
+
+def test_fields_of_the_wrong_type_are_one_line(tmp_path: Path) -> None:
+    archive = tmp_path / "i.tar"
+    with tarfile.open(archive, "w") as tar:
+        _add(
+            tar,
+            "index.json",
+            json.dumps({"manifests": [{"digest": "sha256:ab", "platform": 7}]}).encode(),
+        )
+        _add(tar, "blobs/sha256/ab", json.dumps({"config": [1], "layers": ["x"]}).encode())
+    with pytest.raises(CollectError, match="invalid digest"):
+        collect_image(str(archive))
+    data = _collect(_image(tmp_path / "j.tar", [_layer([])], {"config": "nope"}))
+    assert (data["workdir"], data["user"]) == ("/", "root")
