@@ -165,17 +165,18 @@ def document(
     each claim left out for the document's own limits."""
     symlinks = dict(symlinks)
     incomplete = set(incomplete)
+    too_long = 0
     for link, target in list(symlinks.items()):
         fits = _fits_key(link) and 0 < len(target) <= MAX_TARGET_CHARS
         if not (fits and _printable(link) and _printable(target)):
             incomplete.add(_parent(link))  # a link it cannot list: no claim there
             del symlinks[link]
-            if note is not None and not fits:
-                note(
-                    f"symlink of {len(link)} characters (target {len(target)}) exceeds the "
-                    f"document's limits ({MAX_KEY_CHARS - 2}-character path, "
-                    f"{MAX_TARGET_CHARS}-character target): no claim in its directory"
-                )
+            too_long += not fits
+    if note is not None and too_long:
+        note(
+            f"{too_long} symlinks exceed the document's limits ({MAX_KEY_CHARS - 2}-character "
+            f"path, {MAX_TARGET_CHARS}-character target): no claim in their directories"
+        )
     before = len(symlinks)
     _fit(symlinks, incomplete)
     if note is not None and len(symlinks) < before:
