@@ -44,6 +44,15 @@ MAX_INDEX_DEPTH = 2
 EXPANSION_FLOOR = 1024 * 1024 * 1024
 EXPANSION_RATIO = 64
 ACCOUNT_NAMES = ("passwd", "group")
+MAX_HEADER_BYTES = 64 * 1024
+MAX_HEADER_CHAIN = 8
+_EXTENDED = (
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+)
 Progress = Callable[[str], None]
 _COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 _DECODE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError)
@@ -51,6 +60,25 @@ _DECODE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAErro
 
 def _shown(name: str) -> str:
     return repr(name if len(name) <= 160 else name[:160] + "...")
+
+
+class _Header(tarfile.TarInfo):
+    """A tar header whose extended headers (PAX records, GNU long names) are bounded before
+    tarfile reads them whole into memory, and may not chain more than a few deep (tarfile
+    reads a chain recursively)."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED:
+            chain = getattr(tarfile_, "_extended_chain", 0) + 1
+            tarfile_._extended_chain = chain  # type: ignore[attr-defined]
+            if self.size > MAX_HEADER_BYTES or chain > MAX_HEADER_CHAIN:
+                raise CollectError(
+                    f"an extended tar header of {self.size} bytes (chain of {chain}): past "
+                    f"the limits ({MAX_HEADER_BYTES} bytes, {MAX_HEADER_CHAIN} in a row)"
+                )
+        else:
+            tarfile_._extended_chain = 0  # type: ignore[attr-defined]
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
 
 
 class Budget:
@@ -103,7 +131,7 @@ class Archive:
                 magic = handle.read(6)
             opener = next((o for m, o in _COMPRESSED if magic.startswith(m)), None)
             if opener is None:
-                self.tar = tarfile.open(path, mode="r:")
+                self.tar = tarfile.open(path, mode="r:", tarinfo=_Header)
                 self._list(self.tar, budget)
                 return
             # One pass: list the members from the decompressed stream (refusing early)
@@ -111,12 +139,12 @@ class Archive:
             self._temp = tempfile.TemporaryFile()
             with opener(path, "rb") as source:
                 stream = _Tee(source, self._temp, budget)
-                with tarfile.open(fileobj=stream, mode="r|") as listing:
+                with tarfile.open(fileobj=stream, mode="r|", tarinfo=_Header) as listing:
                     self._list(listing, budget)
                 while stream.read(1024 * 1024):
                     pass
             self._temp.seek(0)
-            self.tar = tarfile.open(fileobj=self._temp, mode="r:")
+            self.tar = tarfile.open(fileobj=self._temp, mode="r:", tarinfo=_Header)
         except CollectError:
             self.close()
             raise
@@ -278,7 +306,8 @@ def _apply_layer(handle: IO[bytes], number: int, tree: Tree, budget: Budget) -> 
     count = 0
     tree.begin(number)
     try:
-        with tarfile.open(fileobj=handle, mode="r|*" if compressed else "r:") as layer:
+        mode = "r|*" if compressed else "r:"
+        with tarfile.open(fileobj=handle, mode=mode, tarinfo=_Header) as layer:
             while (member := layer.next()) is not None:
                 count += 1
                 budget.entries -= 1

@@ -379,3 +379,17 @@ def test_fields_of_the_wrong_type_are_one_line(tmp_path: Path) -> None:
         collect_image(str(archive))
     data = _collect(_image(tmp_path / "j.tar", [_layer([])], {"config": "nope"}))
     assert (data["workdir"], data["user"]) == ("/", "root")
+
+
+def test_extended_headers_are_bounded_before_tarfile_reads_them(tmp_path: Path) -> None:
+    # a PAX header declaring 3 GB would be read whole into memory by tarfile
+    info = tarfile.TarInfo("././@PaxHeader")
+    info.type, info.size = tarfile.XHDTYPE, 3_000_000_000
+    layer = info.tobuf(format=tarfile.USTAR_FORMAT) + b"\0" * 1024
+    with pytest.raises(CollectError, match="extended tar header of 3000000000 bytes"):
+        collect_image(str(_image(tmp_path / "i.tar", [layer], gz=True)))
+    chained = b"".join(
+        tarfile.TarInfo("x" * 120).tobuf(format=tarfile.GNU_FORMAT)[:-512] for _ in range(20)
+    )
+    with pytest.raises(CollectError, match="in a row"):
+        collect_image(str(_image(tmp_path / "j.tar", [chained + b"\0" * 1024])))
