@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from prover.environment.accounts import MAX_ACCOUNT_FILE_BYTES
 from prover.environment.collect import CollectError
-from prover.environment.layers import Node, Tree, directory
+from prover.environment.layers import Node, Worlds, agree, directory
 from prover.environment.writer import SKIPPED, document
 
 MAX_LAYERS = 256
@@ -269,8 +269,10 @@ def _text(layer: tarfile.TarFile, member: tarfile.TarInfo) -> str | None:
         return None
 
 
-def _entry(member: tarfile.TarInfo, number: int) -> tuple[list[str], Node | None, list[str] | None]:
-    """One layer entry as (path, node to place, hard link target), within the limits."""
+def _entry(
+    member: tarfile.TarInfo, number: int
+) -> tuple[list[str], Callable[[], Node] | None, list[str] | None]:
+    """One layer entry as (path, maker of the node to place, hard link target)."""
     name = member.name
     where = f"layer {number} entry {_shown(name)}"
     if len(name.encode("utf-8", "surrogateescape")) >= MAX_PATH_BYTES:
@@ -287,24 +289,24 @@ def _entry(member: tarfile.TarInfo, number: int) -> tuple[list[str], Node | None
         target = member.linkname
         if not target or len(target.encode("utf-8", "surrogateescape")) >= MAX_PATH_BYTES:
             raise CollectError(f"{where}: a symlink target no runtime can create")
-        return parts, Node("l", number, target=target), None
+        return parts, lambda: Node("l", number, target=target), None
     if member.islnk():
         link = [p for p in member.linkname.split("/") if p not in ("", ".")]
         if ".." in link:
             raise CollectError(f"{where}: a hard link leaves the root")
         return parts, None, link
     if member.isdir():
-        return parts, directory(number), None
-    return parts, Node("f", number), None
+        return parts, lambda: directory(number), None
+    return parts, lambda: Node("f", number), None
 
 
-def _apply_layer(handle: IO[bytes], number: int, tree: Tree, budget: Budget) -> int:
-    """Apply one layer's entries to ``tree``; the number of entries."""
+def _apply_layer(handle: IO[bytes], number: int, worlds: Worlds, budget: Budget) -> int:
+    """Apply one layer's entries to the trees; the number of entries."""
     magic = handle.read(6)
     handle.seek(0)
     compressed = any(magic.startswith(m) for m, _ in _COMPRESSED)
     count = 0
-    tree.begin(number)
+    worlds.begin(number)
     try:
         mode = "r|*" if compressed else "r:"
         with tarfile.open(fileobj=handle, mode=mode, tarinfo=_Header) as layer:
@@ -320,20 +322,20 @@ def _apply_layer(handle: IO[bytes], number: int, tree: Tree, budget: Budget) -> 
                 )
                 if count % 4096 == 0:
                     layer.members = []  # tarfile keeps every header otherwise
-                parts, node, link = _entry(member, number)
+                parts, make, link = _entry(member, number)
                 if not parts:
                     continue
-                went = tree.add(parts, node, link)
-                if (
-                    node is not None
-                    and member.isfile()
-                    and went == ["etc"]
-                    and parts[-1] in ACCOUNT_NAMES
-                ):
-                    node.text = _text(layer, member)
+                text: list[str | None] = []
+                for went, node in worlds.add(parts, make, link):
+                    if node is None or not member.isfile() or went != ["etc"]:
+                        continue
+                    if parts[-1] in ACCOUNT_NAMES:
+                        if not text:
+                            text.append(_text(layer, member))
+                        node.text = text[0]
     except _DECODE_ERRORS as exc:
         raise CollectError(f"layer {number} is not a readable tar archive: {exc}") from None
-    tree.end()
+    worlds.end()
     return count
 
 
@@ -361,14 +363,27 @@ def collect_image(
             group = None
         workdir = workdir or config_workdir
         user = user or config_user
-        tree = Tree()
+        worlds = Worlds()
         for number, name in enumerate(layers, start=1):
-            count = _apply_layer(archive.open(name), number, tree, budget)
+            forked = worlds.forked
+            count = _apply_layer(archive.open(name), number, worlds, budget)
             if progress is not None:
                 progress(f"layer {number}/{len(layers)}: {count} entries")
+                if worlds.forked is not None and forked is None:
+                    progress(worlds.forked)
     finally:
         archive.close()
-    symlinks = {p: node.target for p, node in tree.walk() if node.kind == "l"}
+    tree = worlds.trees[0]
+    incomplete = set(SKIPPED)
+    passwd, group_text = tree.read("/etc/passwd"), tree.read("/etc/group")
+    if len(worlds.trees) == 1:
+        symlinks = {p: node.target for p, node in tree.walk() if node.kind == "l"}
+    else:
+        other = worlds.trees[1]
+        symlinks, differ = agree(tree, other)
+        incomplete |= differ
+        passwd = passwd if passwd == other.read("/etc/passwd") else None
+        group_text = group_text if group_text == other.read("/etc/group") else None
     if workdir is not None and not workdir.startswith("/"):
         workdir = None
 
@@ -383,10 +398,10 @@ def collect_image(
 
     return document(
         symlinks=symlinks,
-        incomplete=set(SKIPPED),
+        incomplete=incomplete,
         children=children,
-        passwd=tree.read("/etc/passwd"),
-        group=tree.read("/etc/group"),
+        passwd=passwd,
+        group=group_text,
         workdir=workdir,
         user=user,
         group_name=group,

@@ -10,16 +10,19 @@ way). So an entry beneath a symlink of the same layer lands where the link point
 absolute target from the image's root, ``..`` stopping at the root) and the symlink stays a
 symlink; a hard link to a symlink is a symlink (``link(2)`` does not follow).
 
-Where the runtimes differ, the collector refuses the image with the reason rather than
-choose one:
+One case splits the runtimes in two, and both are followed: an entry whose parent passes
+through a symlink of a *lower* layer. Overlayfs snapshotters extract each layer alone into
+its own directory (containerd ``diff/apply/apply_linux.go`` passes the upper directory;
+moby's overlay2 ``ApplyDiff`` likewise), where the link is absent, so the entry's parents
+become directories that hide the link in the mounted image; extraction into the mounted
+image (containerd's native snapshotter, overlay in a user namespace, moby's naive diff)
+follows the link. The same image then has two trees (bazel-contrib/rules_oci#857,
+NixOS/nixpkgs#107021): from that entry on, :class:`Worlds` applies the layers to both (an
+``"overlay"`` and a ``"merged"`` tree) and :func:`agree` keeps only what both hold; every
+path where they differ is left unclaimed.
 
-* an entry whose parent passes through a symlink of a *lower* layer: overlayfs snapshotters
-  extract each layer alone into its own directory (containerd ``diff/apply/apply_linux.go``
-  passes the upper directory; moby's overlay2 ``ApplyDiff`` likewise), where the link is
-  absent, so the entry's parents become directories that hide the link in the mounted
-  image; extraction into the mounted image (containerd's native snapshotter, overlay in a
-  user namespace, moby's naive diff) follows the link. The same image then has different
-  trees (bazel-contrib/rules_oci#857, NixOS/nixpkgs#107021);
+Where the runtimes differ otherwise, the collector refuses the image with the reason:
+
 * a whiteout of an entry of its own layer (the OCI layer spec says whiteouts apply to lower
   layers only; ``RemoveAll`` removes it, the overlay conversion does not);
 * an opaque marker (``.wh..wh..opq``) after directories the layer created implicitly
@@ -44,7 +47,7 @@ directory (overlayfs; the naive extraction fails there, so no container sees oth
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from prover.environment.collect import CollectError
@@ -76,10 +79,18 @@ def directory(layer: int, made: int = 0) -> Node:
     return Node("d", layer, made=made, children={})
 
 
-class Tree:
-    """The image's tree; :meth:`begin`, :meth:`add` for each entry, :meth:`end` per layer."""
+class Diverge(Exception):
+    """A single tree met a symlink of a lower layer on an entry's path: fork it."""
 
-    def __init__(self) -> None:
+
+class Tree:
+    """The image's tree; :meth:`begin`, :meth:`add` for each entry, :meth:`end` per layer.
+    ``mode`` says what a symlink of a lower layer on an entry's path does: ``"single"``
+    raises :class:`Diverge`, ``"overlay"`` hides it with a directory, ``"merged"`` follows
+    it."""
+
+    def __init__(self, mode: str = "single") -> None:
+        self.mode = mode
         self.root = directory(0)
         self.nodes = 1
         self.steps = 0  # components walked
@@ -125,15 +136,21 @@ class Tree:
             assert current.children is not None
             node = current.children.get(name)
             if node is not None and node.kind == "l":
-                where = "/" + "/".join([*names, name])
-                if node.layer != layer:
-                    raise self._refuse(
-                        what,
-                        f"lies beneath {where}, a symlink of layer {node.layer}; runtimes "
-                        "differ here (overlayfs extraction hides the link with a directory, "
-                        "extraction into the mounted image follows it), so the image's tree "
-                        "is not determined (collect with --rootfs inside the sandbox instead)",
+                if node.layer != layer and self.mode == "single":
+                    where = "/" + "/".join([*names, name])
+                    raise Diverge(
+                        f"layer {layer} entry {what[:160]!r} lies beneath {where}, a symlink "
+                        f"of layer {node.layer}: runtimes differ there (overlayfs extraction "
+                        "hides the link with a directory, extraction into the mounted image "
+                        "follows it); paths where the two differ are left unclaimed"
                     )
+                if node.layer != layer and self.mode == "overlay":
+                    node = directory(layer, self._ordinal)  # hides the link
+                    current.children[name] = node
+                    self._grow()
+                    stack.append(node)
+                    names.append(name)
+                    continue
                 hops += 1
                 if hops > MAX_HOPS:
                     raise self._refuse(what, f"more than {MAX_HOPS} symlinks on its path")
@@ -275,6 +292,30 @@ class Tree:
         node = self.lookup(done)
         return node.text if node is not None and node.kind == "f" else None
 
+    def clone(self, mode: str) -> Tree:
+        """A copy of the tree and of the layer under way, in ``mode``."""
+        twin = Tree(mode)
+        twin.nodes, twin.steps, twin.walks = self.nodes, self.steps, self.walks
+        twin._layer, twin._ordinal, twin._followed = self._layer, self._ordinal, self._followed
+        copies: dict[int, Node] = {}
+        pending = [(self.root, twin.root)]
+        copies[id(self.root)] = twin.root
+        twin.root.layer, twin.root.made = self.root.layer, self.root.made
+        while pending:
+            source, copy = pending.pop()
+            assert source.children is not None and copy.children is not None
+            for name, child in source.children.items():
+                new = Node(child.kind, child.layer, child.target, child.text, child.made)
+                if child.children is not None:
+                    new.children = {}
+                    copies[id(child)] = new
+                    pending.append((child, new))
+                copy.children[name] = new
+        twin._opaque = [
+            (depth, o, copies[id(n)]) for depth, o, n in self._opaque if id(n) in copies
+        ]
+        return twin
+
     def walk(self) -> Iterator[tuple[str, Node]]:
         stack: list[tuple[str, Node]] = [("/", self.root)]
         while stack:
@@ -283,3 +324,64 @@ class Tree:
             prefix = "" if path == "/" else path
             for name, child in (node.children or {}).items():
                 stack.append((prefix + "/" + name, child))
+
+
+class Worlds:
+    """One tree while every runtime agrees; an overlay and a merged tree from the first
+    entry beneath a lower layer's symlink on."""
+
+    def __init__(self) -> None:
+        self.trees = [Tree()]
+        self.forked: str | None = None  # why there are two trees
+
+    def begin(self, layer: int) -> None:
+        for tree in self.trees:
+            tree.begin(layer)
+
+    def add(
+        self, parts: list[str], make: Callable[[], Node] | None, link: list[str] | None
+    ) -> list[tuple[list[str], Node | None]]:
+        """Apply one entry to every tree; per tree, the directory it went to and the node
+        placed (``make`` makes one per tree; None for a hard link)."""
+        if len(self.trees) == 1:
+            node = make() if make is not None else None
+            try:
+                return [(self.trees[0].add(parts, node, link), node)]
+            except Diverge as fork:
+                self.forked = str(fork)
+                single = self.trees[0]
+                self.trees = [single.clone("overlay"), single.clone("merged")]
+        placed = []
+        for tree in self.trees:
+            node = make() if make is not None else None
+            placed.append((tree.add(parts, node, link), node))
+        return placed
+
+    def end(self) -> None:
+        for tree in self.trees:
+            tree.end()
+
+    @property
+    def steps(self) -> int:
+        return sum(tree.steps for tree in self.trees)
+
+
+def agree(one: Tree, other: Tree) -> tuple[dict[str, str], set[str]]:
+    """The symlinks both trees hold alike, and every path where they differ (a path in one
+    only, of another kind, or a link with another target): claimed nowhere."""
+    symlinks: dict[str, str] = {}
+    differ: set[str] = set()
+    pending = [("", one.root, other.root)]
+    while pending:
+        prefix, a, b = pending.pop()
+        assert a.children is not None and b.children is not None
+        for name in a.children.keys() | b.children.keys():
+            x, y = a.children.get(name), b.children.get(name)
+            path = prefix + "/" + name
+            if x is None or y is None or x.kind != y.kind or x.target != y.target:
+                differ.add(path)
+            elif x.kind == "l":
+                symlinks[path] = x.target
+            elif x.kind == "d":
+                pending.append((path, x, y))
+    return symlinks, differ

@@ -133,15 +133,51 @@ def test_relative_targets_stop_at_the_root_and_chains_are_followed(tmp_path: Pat
     assert resolver.resolve("/b/file")[0] == "/opt/sub/file"
 
 
-def test_an_entry_beneath_a_symlink_of_a_lower_layer_is_refused(tmp_path: Path) -> None:
-    lower = _layer([("etc/", "d", ""), ("work/", "d", ""), ("work/link", "l", "/etc")])
-    upper = _layer([("work/link/planted", "f", "x")])
-    with pytest.raises(CollectError, match=r"beneath /work/link, a symlink of layer 1; runtimes"):
-        collect_image(str(_image(tmp_path / "i.tar", [lower, upper])))
+def test_an_entry_beneath_a_symlink_of_a_lower_layer_claims_only_what_runtimes_share(
+    tmp_path: Path,
+) -> None:
+    # overlayfs snapshotters hide /work/link with a directory; extraction into the mounted
+    # image follows it (and overwrites /etc/passwd): only what both trees hold is claimed
+    lower = _layer(
+        [
+            ("etc/", "d", ""),
+            ("etc/passwd", "f", PASSWD),
+            ("work/", "d", ""),
+            ("work/link", "l", "/etc"),
+            ("usr/bin/", "d", ""),
+            ("lib", "l", "usr/lib"),
+            ("usr/lib/", "d", ""),
+        ]
+    )
+    upper = _layer(
+        [
+            ("work/link/passwd", "f", "evil:x:0:0:::\n"),
+            ("lib/x.so", "f", ""),
+            ("usr/bin/tool", "l", "/opt/tool"),
+        ]
+    )
+    notes: list[str] = []
+    data = _collect(_image(tmp_path / "i.tar", [lower, upper]), progress=notes.append)
+    assert any("lies beneath /work/link, a symlink of layer 1: runtimes differ" in n for n in notes)
+    assert data["symlinks"] == {"/usr/bin/tool": "/opt/tool"}
+    assert data["users"] == {}  # /etc/passwd differs between the two
+    resolver = _complete(data)
+    for unclaimed in ("/work/link", "/lib/x.so", "/usr/lib/x.so"):
+        assert resolver.resolve(unclaimed)[0] is None, unclaimed
+    assert resolver.resolve("/usr/bin/tool")[0] is None  # dangling: /opt is not claimed
+    assert "/usr/bin" in data["symlinks_complete_beneath"]
+    boundary = "version: 1\nfilesystem_policy: {read_write: [/work]}\n"
+    candidate = "version: 1\nfilesystem_policy: {read_write: [/work/link]}\n"
+    for reference in (False, True):
+        check = check_boundary(
+            candidate, boundary, reference_semantics=reference, environment=json.dumps(data)
+        )
+        assert check.outcome.verdict is not Verdict.WITHIN, check.outcome.reason
     # replacing the link by a directory first (what a layer diff holds) is no ambiguity
     upper = _layer([("work/link/", "d", ""), ("work/link/planted", "f", "x")])
-    data = _collect(_image(tmp_path / "j.tar", [lower, upper]))
-    assert data["symlinks"] == {}
+    notes.clear()
+    data = _collect(_image(tmp_path / "j.tar", [lower, upper]), progress=notes.append)
+    assert data["symlinks"] == {"/lib": "usr/lib"} and not any("differ" in n for n in notes)
     assert "/work" in data["symlinks_complete_beneath"]
 
 
