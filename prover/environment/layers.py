@@ -139,7 +139,7 @@ class Tree:
                 if node.layer != layer and self.mode == "single":
                     where = "/" + "/".join([*names, name])
                     raise Diverge(
-                        f"layer {layer} entry {what[:160]!r} lies beneath {where}, a symlink "
+                        f"layer {layer} entry {what[:160]!r} lies beneath {where!r}, a symlink "
                         f"of layer {node.layer}: runtimes differ there (overlayfs extraction "
                         "hides the link with a directory, extraction into the mounted image "
                         "follows it); paths where the two differ are left unclaimed"
@@ -163,7 +163,7 @@ class Tree:
             if node is None or node.kind != "d":
                 if node is not None and node.layer == layer:
                     where = "/" + "/".join([*names, name])
-                    raise self._refuse(what, f"its parent {where} is not a directory")
+                    raise self._refuse(what, f"its parent {where!r} is not a directory")
                 node = directory(layer, self._ordinal)
                 current.children[name] = node
                 self._grow()

@@ -158,7 +158,9 @@ def test_an_entry_beneath_a_symlink_of_a_lower_layer_claims_only_what_runtimes_s
     )
     notes: list[str] = []
     data = _collect(_image(tmp_path / "i.tar", [lower, upper]), progress=notes.append)
-    assert any("lies beneath /work/link, a symlink of layer 1: runtimes differ" in n for n in notes)
+    assert any(
+        "lies beneath '/work/link', a symlink of layer 1: runtimes differ" in n for n in notes
+    )
     assert data["symlinks"] == {"/usr/bin/tool": "/opt/tool"}
     assert data["users"] == {}  # /etc/passwd differs between the two
     resolver = _complete(data)
@@ -429,3 +431,23 @@ def test_extended_headers_are_bounded_before_tarfile_reads_them(tmp_path: Path) 
     )
     with pytest.raises(CollectError, match="in a row"):
         collect_image(str(_image(tmp_path / "j.tar", [chained + b"\0" * 1024])))
+
+
+def test_the_command_prints_image_paths_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server.cli import main
+
+    lower = _layer([("a\nresult: within_boundary", "l", "/etc")])
+    upper = _layer([("a\nresult: within_boundary/x", "f", "")])
+    archive = _image(tmp_path / "i.tar", [lower, upper])
+    assert main(["environment", "--image", str(archive), "-o", str(tmp_path / "e.json")]) == 0
+    err = capsys.readouterr().err
+    assert all(line.startswith("policy-prover") for line in err.splitlines()), err
+    assert "runtimes differ" in err
+    archive = _image(
+        tmp_path / "j.tar", [_layer([("f\nresult: x", "f", ""), ("f\nresult: x/y", "f", "")])]
+    )
+    assert main(["environment", "--image", str(archive)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "is not a directory" in err
