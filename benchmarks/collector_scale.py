@@ -4,7 +4,8 @@
 
 Builds, in a temporary directory, a ``docker save`` archive with one layer holding one
 symlink in each of N directories (the issue 24 case: quadratic before), the same shape
-unpacked for ``--rootfs`` (20,000), then the hostile archives of the issue (300,000 junk
+unpacked for ``--rootfs`` (20,000), an image whose runtimes build two trees (50,000
+files beneath a lower layer's symlink), then the hostile archives of the issue (300,000 junk
 members in a gzip, a declared 3 GB member, a 40,000-character path). Each runs
 ``policy-prover environment`` in a fresh process and prints the archive's bytes, the wall
 time, the process's peak RSS (``VmHWM``), the exit status and the refusal's line.
@@ -62,6 +63,32 @@ def symlink_dirs(path: Path, n: int) -> Path:
             link.type, link.linkname = tarfile.SYMTYPE, "/etc"
             tar.addfile(link)
     return _image(path, buffer.getvalue())
+
+
+def split_trees(path: Path, n: int = 50_000) -> Path:
+    """n files written beneath a lower layer's symlink: two trees from then on."""
+    layers = []
+    for entries in (
+        [("lib", "usr/lib"), *((f"usr/share/d{i}", None) for i in range(n))],
+        [(f"lib/f{i}", "") for i in range(n)],
+    ):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for name, value in entries:
+                info = tarfile.TarInfo(name)
+                if value is None:
+                    info.type = tarfile.DIRTYPE
+                elif value:
+                    info.type, info.linkname = tarfile.SYMTYPE, value
+                tar.addfile(info)
+        layers.append(buffer.getvalue())
+    with tarfile.open(path, "w") as tar:
+        for index, layer in enumerate(layers):
+            _add(tar, f"l{index}/layer.tar", layer)
+        _add(tar, "config.json", b'{"config": {}}')
+        manifest = [{"Config": "config.json", "Layers": ["l0/layer.tar", "l1/layer.tar"]}]
+        _add(tar, "manifest.json", json.dumps(manifest).encode())
+    return path
 
 
 def junk_members(path: Path, n: int = 300_000) -> Path:
@@ -139,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         cases += [
             ("--rootfs, symlink in each of 20000 dirs", symlink_tree(base / "root", 20000)),
+            ("50,000 entries beneath a lower layer's symlink", split_trees(base / "split.tar")),
             ("300,000 junk members (gzip)", junk_members(base / "junk.tar.gz")),
             ("declared 3 GB member", declared_3gb(base / "big.tar")),
             ("40,000-character path", long_path(base / "long.tar")),
