@@ -451,3 +451,16 @@ def test_the_command_prints_image_paths_escaped(
     assert main(["environment", "--image", str(archive)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "is not a directory" in err
+
+
+def test_work_is_linear_with_two_trees(tmp_path: Path) -> None:
+    def work(n: int) -> int:
+        lower = _layer(
+            [("lib", "l", "usr/lib"), *((f"usr/share/d{i}/", "d", "") for i in range(n))]
+        )
+        upper = _layer([(f"lib/f{i}", "f", "") for i in range(n)])
+        archive = _image(tmp_path / f"{n}.tar", [lower, upper])
+        return _lines_run(lambda: collect_image(str(archive)))
+
+    small, large = work(600), work(1200)
+    assert large < 2.3 * small, (small, large)
