@@ -3,13 +3,15 @@
 Reads what ``docker save`` writes (``manifest.json``: ``Config`` and ``Layers``) or an OCI
 image layout (``index.json`` -> manifest -> config and layer blobs), plain or compressed
 (gzip, bzip2, xz). The layers are applied in order as runtimes extract them
-(:mod:`prover.environment.layers`). The config's ``WorkingDir`` (``/`` when empty) and
+(:mod:`prover.environment.layers`; where runtimes build two different trees, only what
+both hold is claimed). The config's ``WorkingDir`` (``/`` when empty) and
 ``User`` (``root`` when empty) become ``workdir`` and ``user``/``group``.
 
 Time and memory are linear in the archive: every member's declared size is charged to a
 budget of :data:`EXPANSION_FLOOR` plus :data:`EXPANSION_RATIO` times the archive's size
-*before* it is read or skipped, a compressed archive is expanded once into a temporary
-file (random access into a compressed stream would re-read it for every layer), an
+*before* it is read or skipped, a compressed archive is listed and expanded in one pass
+into a temporary file (random access into a compressed stream would re-read it for every
+layer), extended tar headers are bounded before tarfile reads them whole, an
 uncompressed layer is skipped through by seeking, and each entry is one walk down the
 tree. Limits fail with one line naming them: archive members, layers, entries, declared
 sizes, path and name lengths (``PATH_MAX``, ``NAME_MAX``: no runtime extracts longer),
