@@ -77,7 +77,10 @@ def read_in_root(root: str, path: str, limit: int = MAX_FILE_BYTES) -> str | Non
         os.close(fd)
     if len(data) > limit:
         return None
-    return data.decode("utf-8", "replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # the runtime refuses an account file that is not UTF-8
 
 
 def _entries(
@@ -156,4 +159,5 @@ def collect_rootfs(
         group=read_in_root(root, "/etc/group"),
         workdir=workdir,
         user=user,
+        note=progress,
     )

@@ -1,156 +1,203 @@
 """Collect environment evidence from an image archive, without a container runtime.
 
 Reads what ``docker save`` writes (``manifest.json``: ``Config`` and ``Layers``) or an OCI
-image layout (``index.json`` -> manifest -> config and layer blobs). The layers are
-applied in order to a tree of paths: a ``.wh.NAME`` entry deletes ``NAME`` from the
-layers below, ``.wh..wh..opq`` empties its directory of them, a non-directory hides what
-was below it. The config's ``WorkingDir`` (``/`` when empty) and ``User`` (``root`` when
-empty) become ``workdir`` and ``user``/``group``. Everything is bounded: layers, entries
-and the size of each JSON document and account file read.
+image layout (``index.json`` -> manifest -> config and layer blobs), plain or compressed
+(gzip, bzip2, xz). The layers are applied in order as runtimes extract them
+(:mod:`prover.environment.layers`; where runtimes build two different trees, only what
+both hold is claimed). The config's ``WorkingDir`` (``/`` when empty) and
+``User`` (``root`` when empty) become ``workdir`` and ``user``/``group``.
+
+Time and memory are linear in the archive: every member's declared size is charged to a
+budget of :data:`EXPANSION_FLOOR` plus :data:`EXPANSION_RATIO` times the archive's size
+*before* it is read or skipped, a compressed archive is listed and expanded in one pass
+into a temporary file (random access into a compressed stream would re-read it for every
+layer), extended tar headers are bounded before tarfile reads them whole, an
+uncompressed layer is skipped through by seeking, and each entry is one walk down the
+tree. Limits fail with one line naming them: archive members, layers, entries, declared
+sizes, path and name lengths (``PATH_MAX``, ``NAME_MAX``: no runtime extracts longer),
+JSON size and nesting, index nesting.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
+import lzma
+import os
 import tarfile
+import tempfile
+import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import IO, Any
 
+from prover.environment.accounts import MAX_ACCOUNT_FILE_BYTES
 from prover.environment.collect import CollectError
-from prover.environment.paths import MAX_HOPS
+from prover.environment.layers import Node, Worlds, agree, directory
 from prover.environment.writer import SKIPPED, document
 
 MAX_LAYERS = 256
 MAX_ENTRIES = 1_000_000
+MAX_MEMBERS = 10_000
 MAX_JSON_BYTES = 4 * 1024 * 1024
-ACCOUNT_FILES = ("/etc/passwd", "/etc/group")
+MAX_PATH_BYTES = 4096  # PATH_MAX, with the terminating NUL: a longer path fails to extract
+MAX_NAME_BYTES = 255  # NAME_MAX
+MAX_INDEX_DEPTH = 2
+EXPANSION_FLOOR = 1024 * 1024 * 1024
+EXPANSION_RATIO = 64
+ACCOUNT_NAMES = ("passwd", "group")
+MAX_HEADER_BYTES = 64 * 1024
+MAX_HEADER_CHAIN = 8
+_EXTENDED = (
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+)
 Progress = Callable[[str], None]
+_COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+_DECODE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError)
 
 
-_NO_CHILDREN: dict[str, _Node] = {}
+def _shown(name: str) -> str:
+    return repr(name if len(name) <= 160 else name[:160] + "...")
 
 
-@dataclass(slots=True)
-class _Node:
-    kind: str  # "d" directory, "f" file (anything else), "l" symlink
-    target: str = ""
-    text: str | None = None
-    children: dict[str, _Node] = field(default_factory=lambda: _NO_CHILDREN)
+class _Header(tarfile.TarInfo):
+    """A tar header whose extended headers (PAX records, GNU long names) are bounded before
+    tarfile reads them whole into memory, and may not chain more than a few deep (tarfile
+    reads a chain recursively)."""
 
-    def __post_init__(self) -> None:
-        if self.kind == "d":
-            self.children = {}  # only directories hold entries (memory: one per image path)
-
-
-def _clean(name: str) -> list[str] | None:
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    if any(p == ".." for p in parts):
-        return None
-    return parts
-
-
-class _Tree:
-    def __init__(self) -> None:
-        self.root = _Node("d")
-        self.entries = 0
-
-    def _dir(self, parts: list[str]) -> _Node:
-        node = self.root
-        for name in parts:
-            child = node.children.get(name)
-            if child is None or child.kind != "d":
-                child = _Node("d")
-                node.children[name] = child
-            node = child
-        return node
-
-    def lookup(self, parts: list[str]) -> _Node | None:
-        node: _Node | None = self.root
-        for name in parts:
-            if node is None or node.kind != "d":
-                return None
-            node = node.children.get(name)
-        return node
-
-    def apply(self, entries: list[tuple[list[str], _Node]]) -> None:
-        """One layer: its whiteouts on the layers below, then its entries."""
-        for parts, _ in entries:
-            name = parts[-1]
-            if name == ".wh..wh..opq":
-                parent = self.lookup(parts[:-1])
-                if parent is not None and parent.kind == "d":
-                    parent.children.clear()
-            elif name.startswith(".wh."):
-                parent = self.lookup(parts[:-1])
-                if parent is not None and parent.kind == "d":
-                    parent.children.pop(name[4:], None)
-        for parts, node in entries:
-            if parts[-1].startswith(".wh."):
-                continue
-            parent = self._dir(parts[:-1])
-            old = parent.children.get(parts[-1])
-            if node.kind == "d" and old is not None and old.kind == "d":
-                continue  # directories merge
-            parent.children[parts[-1]] = node
-            self.entries += 1
-
-    def read(self, path: str) -> str | None:
-        """An account file's text, following the tree's own symlinks."""
-        parts = [p for p in path.split("/") if p]
-        done: list[str] = []
-        hops = 0
-        while parts:
-            name = parts.pop(0)
-            if name == "..":
-                done = done[:-1]
-                continue
-            node = self.lookup([*done, name])
-            if node is None:
-                return None
-            if node.kind == "l":
-                hops += 1
-                if hops > MAX_HOPS:
-                    return None
-                if node.target.startswith("/"):
-                    done = []
-                parts = [p for p in node.target.split("/") if p not in ("", ".")] + parts
-                continue
-            done.append(name)
-        node = self.lookup(done)
-        return node.text if node is not None else None
-
-    def walk(self) -> Iterator[tuple[str, _Node]]:
-        stack: list[tuple[str, _Node]] = [("/", self.root)]
-        while stack:
-            path, node = stack.pop()
-            yield path, node
-            for name, child in node.children.items():
-                stack.append(((path.rstrip("/")) + "/" + name, child))
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED:
+            chain = getattr(tarfile_, "_extended_chain", 0) + 1
+            tarfile_._extended_chain = chain  # type: ignore[attr-defined]
+            if self.size > MAX_HEADER_BYTES or chain > MAX_HEADER_CHAIN:
+                raise CollectError(
+                    f"an extended tar header of {self.size} bytes (chain of {chain}): past "
+                    f"the limits ({MAX_HEADER_BYTES} bytes, {MAX_HEADER_CHAIN} in a row)"
+                )
+        else:
+            tarfile_._extended_chain = 0  # type: ignore[attr-defined]
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
 
 
-def _json(archive: tarfile.TarFile, name: str) -> Any:
-    member = _member(archive, name)
-    if member.size > MAX_JSON_BYTES:
-        raise CollectError(f"'{name}' in the archive is larger than {MAX_JSON_BYTES} bytes")
-    handle = archive.extractfile(member)
-    if handle is None:
-        raise CollectError(f"'{name}' in the archive is not a file")
-    try:
-        return json.loads(handle.read(MAX_JSON_BYTES + 1))
-    except ValueError as exc:
-        raise CollectError(f"'{name}' in the archive is not valid JSON: {exc}") from None
+class Budget:
+    """What the collection may still read: declared bytes and entries."""
+
+    def __init__(self, archive_bytes: int) -> None:
+        self.limit = EXPANSION_FLOOR + EXPANSION_RATIO * archive_bytes
+        self.archive_bytes = archive_bytes
+        self.left = self.limit
+        self.entries = MAX_ENTRIES
+
+    def charge(self, size: int, what: str, names: int = 0) -> None:
+        """Spend a header, ``names`` bytes of (long) names and ``size`` bytes of data."""
+        self.left -= 512 + names + max(size, 0)
+        if self.left < 0:
+            raise CollectError(
+                f"{what} declares {size} bytes: past the collector's budget of {self.limit} "
+                f"bytes ({EXPANSION_FLOOR} + {EXPANSION_RATIO} x the archive's "
+                f"{self.archive_bytes} bytes), refused before reading it"
+            )
 
 
-def _member(archive: tarfile.TarFile, name: str) -> tarfile.TarInfo:
-    for candidate in (name, "./" + name):
+class _Tee:
+    """A decompressed stream that also writes what is read to ``copy``, within budget."""
+
+    def __init__(self, source: IO[bytes], copy: IO[bytes], budget: Budget) -> None:
+        self._source, self._copy, self._budget = source, copy, budget
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._source.read(size if size >= 0 else 1024 * 1024)
+        self._budget.left -= len(data)
+        if self._budget.left < 0:
+            raise CollectError(
+                f"the compressed image archive expands past the collector's budget of "
+                f"{self._budget.limit} bytes ({EXPANSION_FLOOR} + {EXPANSION_RATIO} x its "
+                f"{self._budget.archive_bytes} bytes)"
+            )
+        self._copy.write(data)
+        return data
+
+
+class Archive:
+    """The outer archive's members by name (``./`` dropped), read once with limits."""
+
+    def __init__(self, path: str, budget: Budget) -> None:
+        self._temp: IO[bytes] | None = None
+        self.members: dict[str, tarfile.TarInfo] = {}
         try:
-            member = archive.getmember(candidate)
-        except KeyError:
-            continue
-        if member.isfile():
-            return member
-    raise CollectError(f"the archive has no file '{name}'")
+            with open(path, "rb") as handle:
+                magic = handle.read(6)
+            opener = next((o for m, o in _COMPRESSED if magic.startswith(m)), None)
+            if opener is None:
+                self.tar = tarfile.open(path, mode="r:", tarinfo=_Header)
+                self._list(self.tar, budget)
+                return
+            # One pass: list the members from the decompressed stream (refusing early)
+            # while keeping a copy for the random access the layers need.
+            self._temp = tempfile.TemporaryFile()
+            with opener(path, "rb") as source:
+                stream = _Tee(source, self._temp, budget)
+                with tarfile.open(fileobj=stream, mode="r|", tarinfo=_Header) as listing:
+                    self._list(listing, budget)
+                while stream.read(1024 * 1024):
+                    pass
+            self._temp.seek(0)
+            self.tar = tarfile.open(fileobj=self._temp, mode="r:", tarinfo=_Header)
+        except CollectError:
+            self.close()
+            raise
+        except (*_DECODE_ERRORS, ValueError) as exc:
+            self.close()
+            raise CollectError(f"cannot read image archive '{path}': {exc}") from None
+
+    def _list(self, tar: tarfile.TarFile, budget: Budget) -> None:
+        while (member := tar.next()) is not None:
+            if len(self.members) >= MAX_MEMBERS:
+                raise CollectError(f"the image archive has more than {MAX_MEMBERS} members")
+            budget.charge(member.size, f"archive member {_shown(member.name)}")
+            name = member.name[2:] if member.name.startswith("./") else member.name
+            self.members[name] = member
+
+    def close(self) -> None:
+        tar = getattr(self, "tar", None)
+        if tar is not None:
+            tar.close()
+        if self._temp is not None:
+            self._temp.close()
+
+    def file(self, name: str) -> tarfile.TarInfo:
+        member = self.members.get(name[2:] if name.startswith("./") else name)
+        if member is None or not member.isfile():
+            raise CollectError(f"the archive has no file {_shown(name)}")
+        return member
+
+    def open(self, name: str) -> IO[bytes]:
+        handle = self.tar.extractfile(self.file(name))
+        if handle is None:
+            raise CollectError(f"{_shown(name)} in the archive is not a file")
+        return handle
+
+    def json(self, name: str) -> Any:
+        if self.file(name).size > MAX_JSON_BYTES:
+            raise CollectError(
+                f"{_shown(name)} in the archive is larger than {MAX_JSON_BYTES} bytes"
+            )
+        try:
+            return json.loads(self.open(name).read(MAX_JSON_BYTES + 1))
+        except RecursionError:
+            raise CollectError(f"{_shown(name)} in the archive is nested too deeply") from None
+        except ValueError as exc:
+            raise CollectError(f"{_shown(name)} in the archive is not valid JSON: {exc}") from None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a field of the wrong type is
+    then missing, and the missing field is what the error names)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _blob(digest: Any) -> str:
@@ -162,32 +209,33 @@ def _blob(digest: Any) -> str:
     return f"blobs/{algorithm}/{value}"
 
 
-def _oci_manifest(archive: tarfile.TarFile, index: Any, depth: int = 0) -> tuple[str, list[str]]:
+def _oci_manifest(archive: Archive, index: Any, depth: int = 0) -> tuple[str, list[str]]:
     manifests = index.get("manifests") if isinstance(index, dict) else None
     if not isinstance(manifests, list) or not manifests:
         raise CollectError("index.json lists no image manifest")
 
     def linux_amd64(m: Any) -> bool:
-        platform = m.get("platform") or {} if isinstance(m, dict) else {}
-        return platform.get("os") == "linux" and platform.get("architecture") == "amd64"
+        platform = _dict(m).get("platform")
+        return (
+            _dict(platform).get("os") == "linux" and _dict(platform).get("architecture") == "amd64"
+        )
 
     chosen = next((m for m in manifests if linux_amd64(m)), manifests[0])
-    data = _json(archive, _blob(chosen.get("digest") if isinstance(chosen, dict) else None))
+    data = archive.json(_blob(_dict(chosen).get("digest")))
     if isinstance(data, dict) and "manifests" in data:
-        if depth > 2:
-            raise CollectError("image index nested too deeply")
+        if depth >= MAX_INDEX_DEPTH:
+            raise CollectError(f"image index nested more than {MAX_INDEX_DEPTH} deep")
         return _oci_manifest(archive, data, depth + 1)
     if not isinstance(data, dict) or not isinstance(data.get("layers"), list):
         raise CollectError("the image manifest has no layers")
-    config = _blob((data.get("config") or {}).get("digest"))
-    return config, [_blob(layer.get("digest")) for layer in data["layers"]]
+    config = _blob(_dict(data.get("config")).get("digest"))
+    return config, [_blob(_dict(layer).get("digest")) for layer in data["layers"]]
 
 
-def _layout(archive: tarfile.TarFile) -> tuple[str, list[str]]:
+def _layout(archive: Archive) -> tuple[str, list[str]]:
     """The config and layer member names, from docker save's manifest or the OCI index."""
-    names = set(archive.getnames())
-    if "manifest.json" in names or "./manifest.json" in names:
-        manifest = _json(archive, "manifest.json")
+    if "manifest.json" in archive.members:
+        manifest = archive.json("manifest.json")
         if not isinstance(manifest, list) or not manifest or not isinstance(manifest[0], dict):
             raise CollectError("manifest.json does not describe an image")
         entry = manifest[0]
@@ -195,57 +243,102 @@ def _layout(archive: tarfile.TarFile) -> tuple[str, list[str]]:
         if not isinstance(entry.get("Config"), str) or not isinstance(layers, list):
             raise CollectError("manifest.json has no Config and Layers")
         return entry["Config"], [str(layer) for layer in layers]
-    if "index.json" in names or "./index.json" in names:
-        return _oci_manifest(archive, _json(archive, "index.json"))
+    if "index.json" in archive.members:
+        return _oci_manifest(archive, archive.json("index.json"))
     raise CollectError("not an image archive: no manifest.json (docker save) or index.json (OCI)")
-
-
-def _layer_entries(
-    handle: IO[bytes], budget: list[int], tree: _Tree
-) -> list[tuple[list[str], _Node]]:
-    entries: list[tuple[list[str], _Node]] = []
-    seen: dict[str, _Node] = {}
-    try:
-        with tarfile.open(fileobj=handle, mode="r|*") as layer:
-            for member in layer:
-                budget[0] -= 1
-                if budget[0] < 0:
-                    raise CollectError(f"the image has more than {MAX_ENTRIES} entries")
-                parts = _clean(member.name)
-                if parts is None:
-                    raise CollectError(f"a layer entry leaves the root: {member.name!r}")
-                if not parts:
-                    continue
-                linked = None
-                if member.islnk():  # a hard link is whatever it links to, a symlink too
-                    target = _clean(member.linkname) or []
-                    linked = seen.get("/".join(target)) or tree.lookup(target)
-                if member.issym():
-                    node = _Node("l", target=member.linkname)
-                elif linked is not None and linked.kind == "l":
-                    node = _Node("l", target=linked.target)
-                elif member.isdir():
-                    node = _Node("d")
-                else:
-                    node = _Node("f")
-                    path = "/" + "/".join(parts)
-                    if path in ACCOUNT_FILES and member.isfile() and member.size <= MAX_JSON_BYTES:
-                        data = layer.extractfile(member)
-                        node.text = data.read().decode("utf-8", "replace") if data else None
-                entries.append((parts, node))
-                seen["/".join(parts)] = node
-    except tarfile.TarError as exc:
-        raise CollectError(f"a layer is not a readable tar archive: {exc}") from None
-    return entries
 
 
 def _user(config: Any) -> tuple[str | None, str | None, str | None]:
     """(workdir, user, group) from the image config."""
-    settings = config.get("config") or {} if isinstance(config, dict) else {}
+    settings = _dict(_dict(config).get("config"))
     workdir = settings.get("WorkingDir") or "/"
     spec = settings.get("User") or "root"
     user, _, group = str(spec).partition(":")
     return str(workdir), user or "root", group or None
+
+
+def _text(layer: tarfile.TarFile, member: tarfile.TarInfo) -> str | None:
+    """An account file's text; None when the runtime would refuse it (too large, not
+    UTF-8)."""
+    if member.size > MAX_ACCOUNT_FILE_BYTES:
+        return None
+    handle = layer.extractfile(member)
+    if handle is None:
+        return None
+    try:
+        return handle.read().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _entry(
+    member: tarfile.TarInfo, number: int
+) -> tuple[list[str], Callable[[], Node] | None, list[str] | None]:
+    """One layer entry as (path, maker of the node to place, hard link target)."""
+    name = member.name
+    where = f"layer {number} entry {_shown(name)}"
+    if len(name.encode("utf-8", "surrogateescape")) >= MAX_PATH_BYTES:
+        raise CollectError(
+            f"layer {number} has an entry path of {len(name)} characters: longer than "
+            f"PATH_MAX ({MAX_PATH_BYTES} bytes), which no runtime can extract"
+        )
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise CollectError(f"a layer entry leaves the root: {_shown(name)}")
+    if any(len(p.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES for p in parts):
+        raise CollectError(f"{where}: a name longer than NAME_MAX ({MAX_NAME_BYTES} bytes)")
+    if member.issym():
+        target = member.linkname
+        if not target or len(target.encode("utf-8", "surrogateescape")) >= MAX_PATH_BYTES:
+            raise CollectError(f"{where}: a symlink target no runtime can create")
+        return parts, lambda: Node("l", number, target=target), None
+    if member.islnk():
+        link = [p for p in member.linkname.split("/") if p not in ("", ".")]
+        if ".." in link:
+            raise CollectError(f"{where}: a hard link leaves the root")
+        return parts, None, link
+    if member.isdir():
+        return parts, lambda: directory(number), None
+    return parts, lambda: Node("f", number), None
+
+
+def _apply_layer(handle: IO[bytes], number: int, worlds: Worlds, budget: Budget) -> int:
+    """Apply one layer's entries to the trees; the number of entries."""
+    magic = handle.read(6)
+    handle.seek(0)
+    compressed = any(magic.startswith(m) for m, _ in _COMPRESSED)
+    count = 0
+    worlds.begin(number)
+    try:
+        mode = "r|*" if compressed else "r:"
+        with tarfile.open(fileobj=handle, mode=mode, tarinfo=_Header) as layer:
+            while (member := layer.next()) is not None:
+                count += 1
+                budget.entries -= 1
+                if budget.entries < 0:
+                    raise CollectError(f"the image has more than {MAX_ENTRIES} entries")
+                budget.charge(
+                    member.size,
+                    f"layer {number} entry {_shown(member.name)}",
+                    len(member.name) + len(member.linkname),
+                )
+                if count % 4096 == 0:
+                    layer.members = []  # tarfile keeps every header otherwise
+                parts, make, link = _entry(member, number)
+                if not parts:
+                    continue
+                text: list[str | None] = []
+                for went, node in worlds.add(parts, make, link):
+                    if node is None or not member.isfile() or went != ["etc"]:
+                        continue
+                    if parts[-1] in ACCOUNT_NAMES:
+                        if not text:
+                            text.append(_text(layer, member))
+                        node.text = text[0]
+    except _DECODE_ERRORS as exc:
+        raise CollectError(f"layer {number} is not a readable tar archive: {exc}") from None
+    worlds.end()
+    return count
 
 
 def collect_image(
@@ -258,52 +351,61 @@ def collect_image(
     """The evidence document (data) of the image archive at ``path``; ``workdir`` and
     ``user`` (``name``, ``uid``, ``name:group``) replace the config's."""
     try:
-        archive = tarfile.open(path, "r:*")
-    except (OSError, tarfile.TarError) as exc:
-        raise CollectError(f"cannot read image archive '{path}': {exc}") from None
-    with archive:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise CollectError(f"cannot read image archive '{path}': {exc.strerror}") from None
+    budget = Budget(size)
+    archive = Archive(path, budget)
+    try:
         config_name, layers = _layout(archive)
         if len(layers) > MAX_LAYERS:
             raise CollectError(f"the image has more than {MAX_LAYERS} layers")
-        config_workdir, config_user, group = _user(_json(archive, config_name))
+        config_workdir, config_user, group = _user(archive.json(config_name))
         if user is not None:
             group = None
         workdir = workdir or config_workdir
         user = user or config_user
-        tree = _Tree()
-        budget = [MAX_ENTRIES]
+        worlds = Worlds()
         for number, name in enumerate(layers, start=1):
-            handle = archive.extractfile(_member(archive, name))
-            if handle is None:
-                raise CollectError(f"layer '{name}' is not a file")
-            entries = _layer_entries(handle, budget, tree)
-            tree.apply(entries)
+            forked = worlds.forked
+            count = _apply_layer(archive.open(name), number, worlds, budget)
             if progress is not None:
-                progress(f"layer {number}/{len(layers)}: {len(entries)} entries")
-    symlinks = {
-        p: node.target
-        for p, node in tree.walk()
-        if node.kind == "l" and node.target and "\x00" not in node.target
-    }
+                progress(f"layer {number}/{len(layers)}: {count} entries")
+                if worlds.forked is not None and forked is None:
+                    progress(worlds.forked)
+    finally:
+        archive.close()
+    tree = worlds.trees[0]
     incomplete = set(SKIPPED)
+    passwd, group_text = tree.read("/etc/passwd"), tree.read("/etc/group")
+    if len(worlds.trees) == 1:
+        symlinks = {p: node.target for p, node in tree.walk() if node.kind == "l"}
+    else:
+        other = worlds.trees[1]
+        symlinks, differ = agree(tree, other)
+        incomplete |= differ
+        passwd = passwd if passwd == other.read("/etc/passwd") else None
+        group_text = group_text if group_text == other.read("/etc/group") else None
     if workdir is not None and not workdir.startswith("/"):
         workdir = None
 
-    def children(directory: str) -> Iterator[tuple[str, bool]]:
-        node = tree.lookup([p for p in directory.split("/") if p])
-        if node is None:
+    def children(directory_: str) -> Iterator[tuple[str, bool]]:
+        node = tree.lookup([p for p in directory_.split("/") if p])
+        if node is None or node.children is None:
             return
+        prefix = "" if directory_ == "/" else directory_
         for name, child in node.children.items():
             if child.kind != "l":
-                yield (directory.rstrip("/") + "/" + name), child.kind == "d"
+                yield prefix + "/" + name, child.kind == "d"
 
     return document(
         symlinks=symlinks,
         incomplete=incomplete,
         children=children,
-        passwd=tree.read("/etc/passwd"),
-        group=tree.read("/etc/group"),
+        passwd=passwd,
+        group=group_text,
         workdir=workdir,
         user=user,
         group_name=group,
+        note=progress,
     )

@@ -45,7 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _progress(message: str) -> None:
-    write(sys.stderr, f"policy-prover environment: {message}\n")
+    # a message may quote a path of the image: escaped, so it cannot forge a line
+    write(sys.stderr, f"policy-prover environment: {_escape(message)}\n")
 
 
 def run(args: argparse.Namespace) -> int:
