@@ -37,6 +37,37 @@ def _host(root: str, path: str) -> str:
 
 def read_in_root(root: str, path: str, limit: int = MAX_FILE_BYTES) -> str | None:
     """The text of ``path`` inside ``root``, following symlinks inside the root only."""
+    host = _resolve_in_root(root, path)
+    if host is None:
+        return None
+    try:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(host, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # the runtime refuses an account file that is not UTF-8
+
+
+def exists_in_root(root: str, path: str) -> bool:
+    """Whether ``path`` exists inside ``root`` (symlinks followed inside the root)."""
+    host = _resolve_in_root(root, path)
+    return host is not None and os.path.lexists(host)
+
+
+def _resolve_in_root(root: str, path: str) -> str | None:
+    """The host path ``path`` inside ``root`` names, following symlinks inside the root
+    only (None when a component is missing or the links loop)."""
     parts = [p for p in path.split("/") if p]
     done: list[str] = []
     hops = 0
@@ -63,24 +94,7 @@ def read_in_root(root: str, path: str, limit: int = MAX_FILE_BYTES) -> str | Non
             parts = [p for p in target.split("/") if p] + parts
             continue
         done.append(name)
-    host = _host(root, "/" + "/".join(done))
-    try:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(host, flags)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None  # the runtime refuses an account file that is not UTF-8
+    return _host(root, "/" + "/".join(done))
 
 
 def _entries(
@@ -160,4 +174,5 @@ def collect_rootfs(
         workdir=workdir,
         user=user,
         note=progress,
+        exists=lambda path: exists_in_root(root, path),
     )

@@ -408,4 +408,5 @@ def collect_image(
         user=user,
         group_name=group,
         note=progress,
+        exists=lambda path: all(t.resolve(path) is not None for t in worlds.trees),
     )

@@ -268,6 +268,11 @@ class Tree:
 
     def read(self, path: str) -> str | None:
         """An account file's text, following the tree's own symlinks."""
+        node = self.resolve(path)
+        return node.text if node is not None and node.kind == "f" else None
+
+    def resolve(self, path: str) -> Node | None:
+        """What ``path`` names once the tree's own symlinks are followed, or None."""
         parts = deque(p for p in path.split("/") if p)
         done: list[str] = []
         hops = 0
@@ -289,8 +294,7 @@ class Tree:
                 parts.extendleft(reversed([p for p in node.target.split("/") if p]))
                 continue
             done.append(name)
-        node = self.lookup(done)
-        return node.text if node is not None and node.kind == "f" else None
+        return self.lookup(done)
 
     def clone(self, mode: str) -> Tree:
         """A copy of the tree and of the layer under way, in ``mode``."""

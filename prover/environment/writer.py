@@ -19,6 +19,7 @@ from typing import Any
 
 from prover.environment.accounts import GROUP_FIELDS, PASSWD_FIELDS, Unknown, parse_ids, primary_gid
 from prover.environment.document import MAX_SYMLINKS, MAX_TARGET_CHARS
+from prover.runtime.baseline import ALWAYS_PRESENT, PROXY_READ_ONLY, PROXY_READ_WRITE
 
 SKIPPED = ("/proc", "/sys", "/dev")
 Children = Callable[[str], Iterable[tuple[str, bool]]]
@@ -160,6 +161,7 @@ def document(
     user: str | None,
     group_name: str | None = None,
     note: Note | None = None,
+    exists: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
     """The evidence document (as data, keys in the documented order); ``note`` hears of
     each claim left out for the document's own limits."""
@@ -218,4 +220,24 @@ def document(
     data["groups"] = groups
     data["symlinks"] = dict(sorted(symlinks.items()))
     data["symlinks_complete_beneath"] = _cover(incomplete, children)
+    if exists is not None:
+        # Only presence is claimed: a path the image lacks may still be a volume's
+        # mount point at run time.
+        present = {p: True for p in IMAGE_BASELINE if exists(p)}
+        if present:
+            data["paths_exist"] = present
+    if user is not None and "user" in data and user in users:
+        try:
+            gid = primary_gid(passwd, user)
+        except Unknown:
+            gid = None
+        if gid is not None:
+            data["primary_gids"] = {user: gid}
     return data
+
+
+#: The proxy baseline paths the image decides (``/proc`` and ``/dev/urandom`` are
+#: mounted by the container runtime whatever the image has).
+IMAGE_BASELINE = tuple(
+    p for p in (*PROXY_READ_ONLY, *PROXY_READ_WRITE) if p not in ALWAYS_PRESENT
+)

@@ -303,3 +303,19 @@ def test_a_mount_point_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "/usr" in data["symlinks_complete_beneath"]
     resolver = PathResolver(data["symlinks"], tuple(data["symlinks_complete_beneath"]))
     assert resolver.resolve("/sandbox/project")[0] is None
+
+
+def test_the_collector_states_which_baseline_paths_exist_and_the_users_primary_gid(
+    tmp_path: Path,
+) -> None:
+    # The runtime adds a proxy baseline path only where it exists (lib.rs
+    # enrich_proto_baseline_paths), and resolves an omitted group to the USER's primary
+    # gid (identity.rs): both are facts of the image.
+    _rootfs(tmp_path)
+    os.symlink("usr/lib", tmp_path / "lib")
+    (tmp_path / "etc/passwd").write_text(PASSWD.replace("1000:1000", "1000:100"))
+    data = _reads_back(collect_rootfs(str(tmp_path), workdir="/sandbox", user="sandbox"))
+    # /lib exists through its link; /app, /var/log and /tmp are absent, and absence is
+    # never claimed (a volume may be mounted there at run time); /etc the runtime mounts
+    assert data["paths_exist"] == {"/usr": True, "/lib": True}
+    assert data["primary_gids"] == {"sandbox": 100}
