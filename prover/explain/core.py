@@ -21,6 +21,7 @@ from prover.explain.document import (
     Loaded,
     document_problem,
     dump_text,
+    filesystem_key,
     load_document,
     read_data,
     reading_under,
@@ -36,9 +37,11 @@ from prover.explain.models import (
     Explanation,
     GrantsKept,
     InputDigests,
+    NeedStatus,
     PriorResult,
     Verification,
 )
+from prover.explain.needs import Need, closest_text, need_allowed, read_needs
 from prover.explain.prior import compare_prior, read_prior
 from prover.explain.proposal import explain_proposal
 from prover.explain.session import Session
@@ -121,8 +124,16 @@ def explain(
     budget: Budget | None = None,
     reference_semantics: bool = False,
     environment: str | bytes | None = None,
+    needs: list[dict[str, Any]] | None = None,
 ) -> Explanation:
     """Explain what the candidate allows beyond the boundary and offer a verified fix.
+
+    ``needs`` are the requests that must keep working (counterexample-shaped objects:
+    ``host``, ``port``, optional ``binary``, ``method``, ``path``; or ``path`` and
+    ``access``; see :mod:`prover.explain.needs`): the fix keeps every one that both
+    policies allow, and ``needs`` in the answer says what became of each. A need that
+    cannot be read raises :class:`~prover.explain.needs.NeedsError` (a ``ValueError``
+    naming the field).
 
     ``result`` is an earlier result to explain (``check_boundary`` JSON, a counterexample
     object or an ``assess_proposal`` result); it is re-verified by a fresh check, which
@@ -132,6 +143,7 @@ def explain(
     """
     if max_violations < 1:
         raise ValueError("max_violations must be at least 1")
+    wanted = read_needs(needs)
     session = Session(
         boundary,
         budget or Budget(timeout_ms),
@@ -139,7 +151,7 @@ def explain(
         environment=_environment(environment),
     )
     with reading_under(session.budget.checkpoint):
-        return _explain(session, candidate, boundary, result, max_violations)
+        return _explain(session, candidate, boundary, result, max_violations, wanted)
 
 
 def _environment(text: str | bytes | None) -> str | bytes | Environment | None:
@@ -162,6 +174,7 @@ def _explain(
     boundary: str | bytes,
     result: str | bytes | dict[str, Any] | None,
     max_violations: int,
+    wanted: list[Need],
 ) -> Explanation:
     prior = read_prior(result)
     first = session.check_texts(candidate, boundary, final=True)
@@ -174,6 +187,9 @@ def _explain(
     except BudgetExhausted:
         out_of_time = True
     policies = (cand_doc.policy, bound_doc.policy) if cand_doc and bound_doc else None
+    settled: dict[int, NeedStatus] = {}
+    if wanted and cand_doc is not None and bound_doc is not None:
+        settled = _settle(session, wanted, cand_doc, bound_doc)
     base: dict[str, Any] = {
         "result": _explained(first),
         "inputs": InputDigests(
@@ -200,7 +216,67 @@ def _explain(
     note = _prior_sentence(base["prior_result"])
     if note:
         explanation.explanation = f"{note} {explanation.explanation}"
+    if wanted:
+        _report_needs(explanation, wanted, settled, first)
     return explanation
+
+
+def _settle(
+    session: Session, wanted: list[Need], candidate: Loaded, boundary: Loaded
+) -> dict[int, NeedStatus]:
+    """Read every need against both policies: those the boundary refuses or the
+    candidate does not grant are settled now; the rest are held (every fix keeps them)."""
+    settled: dict[int, NeedStatus] = {}
+    section = filesystem_key(boundary.data)
+    for need in wanted:
+        if not need_allowed(boundary.policy, need):
+            settled[need.number] = NeedStatus(
+                need=need.line,
+                status="exceeds_boundary",
+                closest=closest_text(boundary.policy, need, section),
+            )
+        elif not need_allowed(candidate.policy, need):
+            settled[need.number] = NeedStatus(need=need.line, status="not_granted")
+        else:
+            session.needs.append(need)
+    return settled
+
+
+def _report_needs(
+    explanation: Explanation,
+    wanted: list[Need],
+    settled: dict[int, NeedStatus],
+    first: CheckOutcome,
+) -> None:
+    """Each need's status, and the needs beyond the boundary first in the summary."""
+    fixed = _loaded(explanation.fixed_candidate) if explanation.fix_verified else None
+    statuses: list[NeedStatus] = []
+    for need in wanted:
+        if need.number in settled:
+            statuses.append(settled[need.number])
+        elif first.verdict is Verdict.WITHIN:
+            statuses.append(NeedStatus(need=need.line, status="kept"))
+        elif fixed is not None:
+            kept = need_allowed(fixed.policy, need)
+            statuses.append(NeedStatus(need=need.line, status="kept" if kept else "dropped"))
+        else:
+            statuses.append(NeedStatus(need=need.line, status="open"))
+    explanation.needs = statuses
+    beyond = [
+        f"need {number} ({s.need}) exceeds the boundary, so no fix can keep it"
+        + (f"; closest boundary entry: {s.closest}" if s.closest else "")
+        for number, s in enumerate(statuses, start=1)
+        if s.status == "exceeds_boundary"
+    ]
+    if beyond:
+        explanation.summary = "; ".join(beyond) + ". " + explanation.summary
+    absent = [n for n, s in enumerate(statuses, start=1) if s.status == "not_granted"]
+    if absent:
+        listed = ", ".join(str(n) for n in absent)
+        explanation.explanation += (
+            f" Need(s) {listed}: the candidate does not allow them, and a fix only narrows; "
+            "add them to the candidate (the boundary allows them) and explain again."
+        )
 
 
 def _prior_sentence(prior: PriorResult | None) -> str | None:
