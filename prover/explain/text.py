@@ -88,10 +88,11 @@ def past_blocker_texts(
 
 
 def kept_words(kept: GrantsKept) -> str:
-    """Grant units in words: what the fix keeps of the original, and deleting outright
+    """Grant units (entries granted, counted coarsely; a narrowing can split one entry
+    into several) in words: the fixed candidate's and the original's, and deleting outright
     only where the fix keeps more (deleting is not itself a verified fix, and it ignores
     the edits made to get past blockers, so a larger count would mislead)."""
-    text = f"the fix keeps {kept.with_fix} of the original's {kept.before} grant units"
+    text = f"the fixed candidate has {kept.with_fix}, the original {kept.before}"
     if kept.with_rule_deleted is not None and kept.with_rule_deleted < kept.with_fix:
         text += (
             f" (deleting the violating rules outright would keep only {kept.with_rule_deleted})"
