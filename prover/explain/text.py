@@ -94,9 +94,7 @@ def kept_words(kept: GrantsKept) -> str:
     the edits made to get past blockers, so a larger count would mislead)."""
     text = f"the fixed candidate has {kept.with_fix}, the original {kept.before}"
     if kept.with_rule_deleted is not None and kept.with_rule_deleted < kept.with_fix:
-        text += (
-            f" (deleting the violating rules outright would keep only {kept.with_rule_deleted})"
-        )
+        text += f" (deleting the violating rules outright would keep only {kept.with_rule_deleted})"
     return text
 
 
