@@ -364,10 +364,17 @@ def _past_blockers(
         summary, paragraph = past_blocker_texts(
             base["result"].result, blockers, violations, rest, partial
         )
-    stopped = stopped_in_rest or (
+    # Never silently: the rules set aside are named whatever stopped the rest, and the
+    # partial candidate is said to carry them unchanged (a later repair may narrow them).
+    kept_as = " and are in partial_candidate unchanged, undecided" if partial else ""
+    aside_text = (
         f"{len(aside.rules)} rule(s) the prover cannot decide were set aside: "
         + ", ".join(f"'{key}'" for key in aside.rules)
+        + kept_as
     )
+    stopped = f"{stopped_in_rest}; {aside_text}" if stopped_in_rest else aside_text
+    if partial:
+        summary = summary.rstrip(".") + f"; {aside_text}."
     return _stopped(
         summary,
         paragraph,
