@@ -123,7 +123,7 @@ def explain(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
     reference_semantics: bool = False,
-    environment: str | bytes | None = None,
+    environment: str | bytes | Environment | None = None,
     needs: list[dict[str, Any]] | None = None,
 ) -> Explanation:
     """Explain what the candidate allows beyond the boundary and offer a verified fix.
@@ -154,11 +154,13 @@ def explain(
         return _explain(session, candidate, boundary, result, max_violations, wanted)
 
 
-def _environment(text: str | bytes | None) -> str | bytes | Environment | None:
+def _environment(
+    text: str | bytes | Environment | None,
+) -> str | bytes | Environment | None:
     """The evidence read once for every check of the explanation; a text that does not
     read is passed on as it is, so that the first check reports the error."""
-    if text is None:
-        return None
+    if text is None or isinstance(text, Environment):
+        return text
     try:
         return load_environment(text)
     except EnvironmentLoadError:
