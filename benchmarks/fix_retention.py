@@ -333,6 +333,8 @@ def run_needs(args: argparse.Namespace, environment: str) -> None:
                 "status": [s.status for s in held.needs],
                 "verified": [plain.fix_verified, held.fix_verified],
                 "stopped": held.enumeration.stopped_because,
+                "candidate": candidate,
+                "boundary": boundary,
             }
             dump.write(json.dumps(record) + "\n")
     if dump is not None:

@@ -131,11 +131,12 @@ def _needs(given: list[str] | None) -> list[Any] | str | None:
 
 def _report(args: argparse.Namespace, explanation: Any) -> int:
     from prover.explain import render_text
+    from prover.explain.hints import cli_words
 
-    if args.output == "json":
+    if args.output == "json":  # the same object as the MCP tool's analysis
         ok = write(sys.stdout, render_json(explanation.model_dump(mode="json")))
-    else:
-        ok = write(sys.stdout, render_text(explanation))
+    else:  # for a person at the command line: its flags, not the tools' arguments
+        ok = write(sys.stdout, cli_words(render_text(explanation)))
     exit_code: int = explanation.result.exit_code
     return exit_code if ok else EXIT_ERROR
 

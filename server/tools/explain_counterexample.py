@@ -42,11 +42,13 @@ fix the prover re-checked. Pass the same full policy texts (optional `result`: t
 earlier result, re-verified). Compact by default, one line per violation (`what`, \
 `granted_by` paths in the original candidate, `closest` boundary entry and the \
 dimensions it fails on, `fix` edits); `detail: "full"` adds `analysis`. Fixes narrow \
-before deleting (drop a binary, host, port, method, path, write access) and keep the \
-most grant units (policy-prover://schema/policy). `fix_verified` true: `fixed_candidate` \
-was proved within the boundary and within the candidate (`verification`); use it, then \
-check_boundary. Otherwise read `blockers` (each with a `hint`) and `stopped_because`; \
-`partial_candidate` has the fixes so far. unsupported/inconclusive are never a pass.\
+before deleting (drop a binary, host, port, method, path, write access) and keep as much \
+as the boundary allows; `needs` (requests your task depends on) are kept in every fix, \
+and a need beyond the boundary is reported with the closest boundary entry. \
+`fix_verified` true: `fixed_candidate` was proved within the boundary and within the \
+candidate (`verification`); use it, then check_boundary. Otherwise read `blockers` (each \
+with a `hint`) and `stopped_because`; `partial_candidate` has the fixes so far. \
+unsupported/inconclusive are never a pass.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
