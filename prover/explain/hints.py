@@ -115,6 +115,14 @@ def _extended(reason: str) -> tuple[list[str], list[str]] | None:
             ],
             [f"candidate: network_policies.{rule}.endpoints[{index}]"],
         )
+    if reason.startswith("candidate inference route"):
+        return (
+            [
+                "Remove the routes the boundary does not list from the candidate's inference "
+                "section (allowed_routes): the candidate may use only the boundary's routes."
+            ],
+            ["candidate: inference"],
+        )
     if reason.startswith("boundary network middlewares"):
         return (
             [

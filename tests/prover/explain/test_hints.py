@@ -192,3 +192,16 @@ def test_every_problem_of_a_several_problem_reason_gets_its_own_hint_and_locatio
     assert "protocol the runtime knows" in hints and "DNS labels" in hints
     assert "candidate: network_policies.gh.binaries[0].path" in first.locations
     assert "candidate: network_policies.web.endpoints[0].host" in first.locations
+
+
+def test_an_extra_inference_route_is_removed_from_the_candidate_not_added_to_the_boundary() -> None:
+    reason = (
+        "candidate inference route(s) 'gpt' are not in the boundary's inference routes "
+        "(allowed_routes, or allowed_routing_hints): the candidate may use a route the "
+        "boundary does not allow, which no counterexample form expresses; remove the route "
+        "or add it to the boundary"
+    )
+    outcome = CheckOutcome.unsupported(ReasonCode.UNSUPPORTED_POLICY_SHAPE, reason)
+    blocker = blocker_for(outcome, {}, {})
+    assert blocker.rewrite_hints[0].startswith("Remove the routes the boundary does not list")
+    assert all("to the boundary" not in hint for hint in blocker.rewrite_hints)
