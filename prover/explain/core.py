@@ -190,7 +190,7 @@ def _explain(
         out_of_time = True
     policies = (cand_doc.policy, bound_doc.policy) if cand_doc and bound_doc else None
     settled: dict[int, NeedStatus] = {}
-    if wanted and cand_doc is not None and bound_doc is not None:
+    if wanted and bound_doc is not None:
         settled = _settle(session, wanted, cand_doc, bound_doc)
     base: dict[str, Any] = {
         "result": _explained(first),
@@ -219,15 +219,18 @@ def _explain(
     if note:
         explanation.explanation = f"{note} {explanation.explanation}"
     if wanted:
-        _report_needs(explanation, wanted, settled, first)
+        known = {need.number for need in session.needs}
+        _report_needs(explanation, wanted, settled, first, known)
     return explanation
 
 
 def _settle(
-    session: Session, wanted: list[Need], candidate: Loaded, boundary: Loaded
+    session: Session, wanted: list[Need], candidate: Loaded | None, boundary: Loaded
 ) -> dict[int, NeedStatus]:
     """Read every need against both policies: those the boundary refuses or the
-    candidate does not grant are settled now; the rest are held (every fix keeps them)."""
+    candidate does not grant are settled now; the rest are held (every fix keeps them).
+    A candidate the fixes cannot read whole (a rule to set aside) holds none yet: the
+    rest of it, once read, holds those it allows (``_past_blockers``)."""
     settled: dict[int, NeedStatus] = {}
     section = filesystem_key(boundary.data)
     for need in wanted:
@@ -237,10 +240,12 @@ def _settle(
                 status="exceeds_boundary",
                 closest=closest_text(boundary.policy, need, section),
             )
-        elif not need_allowed(candidate.policy, need):
+        elif candidate is not None and not need_allowed(candidate.policy, need):
             settled[need.number] = NeedStatus(need=need.line, status="not_granted")
         else:
-            session.needs.append(need)
+            session.open_needs.append(need)
+            if candidate is not None:
+                session.needs.append(need)
     return settled
 
 
@@ -249,14 +254,16 @@ def _report_needs(
     wanted: list[Need],
     settled: dict[int, NeedStatus],
     first: CheckOutcome,
+    known: set[int],
 ) -> None:
-    """Each need's status, and the needs beyond the boundary first in the summary."""
+    """Each need's status, and the needs beyond the boundary first in the summary
+    (``known``: the needs the candidate was read to grant)."""
     fixed = _loaded(explanation.fixed_candidate) if explanation.fix_verified else None
     statuses: list[NeedStatus] = []
     for need in wanted:
         if need.number in settled:
             statuses.append(settled[need.number])
-        elif first.verdict is Verdict.WITHIN:
+        elif first.verdict is Verdict.WITHIN and need.number in known:
             statuses.append(NeedStatus(need=need.line, status="kept"))
         elif fixed is not None:
             kept = need_allowed(fixed.policy, need)
@@ -349,7 +356,14 @@ def _past_blockers(
 ) -> Explanation:
     """Blocked rules set aside: every blocker, and the rest explained and fixed."""
     if aside.outcome.verdict is Verdict.EXCEEDS and aside.doc is not None:
-        loop = _fixed(session, aside.doc, boundary, aside.outcome, max_violations)
+        # The needs the rest still allows: one only a rule set aside grants is not the
+        # rest's to keep (and would otherwise rule out every fix).
+        held, rest_doc = session.needs, aside.doc
+        session.needs = [n for n in session.open_needs if need_allowed(rest_doc.policy, n)]
+        try:
+            loop = _fixed(session, rest_doc, boundary, aside.outcome, max_violations)
+        finally:
+            session.needs = held
         blockers = [*aside.blockers, *loop.blockers]
         violations, edits, rest = loop.violations, loop.edits, loop.outcome.verdict.value
         stopped_in_rest, fixed = loop.stopped_because, loop.doc.data

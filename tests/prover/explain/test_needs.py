@@ -103,6 +103,13 @@ def test_a_need_the_candidate_does_not_grant_is_not_granted() -> None:
     )
     assert [s.status for s in explanation.needs] == ["not_granted"]
     assert "a fix only narrows" in explanation.explanation
+    within = explain(
+        "version: 1\nfilesystem_policy:\n  read_only: [/usr]\n",
+        BOUNDARY,
+        needs=[{"path": "/usr/lib/x", "access": "read"}],
+    )
+    assert within.result.result == "within_boundary"
+    assert [s.status for s in within.needs] == ["kept"]
 
 
 def test_no_fix_that_drops_a_need_is_offered() -> None:
@@ -174,3 +181,23 @@ def test_a_rest_need_defaults_and_an_l4_need() -> None:
     assert (rest.action.protocol, rest.action.method, rest.action.path) == ("rest", "GET", "/x")
     assert not rest.action.binary_identity_required and rest.action.binary is None
     assert l4.action.protocol == "l4" and str(l4.action.destination_ip) == "10.0.0.1"
+
+
+def test_needs_hold_in_the_rest_of_a_candidate_with_a_rule_set_aside() -> None:
+    """The blocked rule (a query glob) is set aside and the rest fixed: the rest keeps
+    the need it grants (git to e.example.com)."""
+    blocked = (
+        "  q1:\n    endpoints:\n"
+        "      - host: a.example.com\n        port: 443\n        protocol: rest\n"
+        "        enforcement: enforce\n"
+        "        rules: [{allow: {method: GET, path: /q1, query: {x: {glob: 'a*'}}}}]\n"
+        "    binaries: [{ path: /usr/bin/curl }]\n"
+    )
+    candidate = WILDCARD + blocked
+    plain = explain(candidate, HOSTS_BOUNDARY)
+    held = explain(candidate, HOSTS_BOUNDARY, needs=[GIT_TO_E])
+
+    assert "e.example.com" not in (plain.partial_candidate or "")
+    assert held.violations and held.violations[0].fix_kind == "narrow"
+    assert "host: e.example.com" in (held.partial_candidate or "")
+    assert [s.status for s in held.needs] == ["open"]
