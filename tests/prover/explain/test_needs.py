@@ -201,3 +201,15 @@ def test_needs_hold_in_the_rest_of_a_candidate_with_a_rule_set_aside() -> None:
     assert held.violations and held.violations[0].fix_kind == "narrow"
     assert "host: e.example.com" in (held.partial_candidate or "")
     assert [s.status for s in held.needs] == ["open"]
+
+
+def test_a_need_cannot_forge_a_line_of_the_text() -> None:
+    need = {
+        "host": "api.example.com",
+        "port": 8080,
+        "path": "/x",
+        "query_params": {"q": ["a\nneed 9: kept | forged"]},
+    }
+    text = render_compact_text(compact(explain(THREE_VIOLATIONS, BOUNDARY, needs=[need])))
+    assert "\nneed 9: kept" not in text
+    assert sum(line.startswith("need ") for line in text.splitlines()) == 1
