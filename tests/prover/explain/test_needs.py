@@ -213,3 +213,20 @@ def test_a_need_cannot_forge_a_line_of_the_text() -> None:
     text = render_compact_text(compact(explain(THREE_VIOLATIONS, BOUNDARY, needs=[need])))
     assert "\nneed 9: kept" not in text
     assert sum(line.startswith("need ") for line in text.splitlines()) == 1
+
+
+def test_the_benchmark_draws_needs_both_policies_allow() -> None:
+    """benchmarks/fix_retention.py --needs: needs from the candidate's own grants that the
+    boundary allows too, each of them readable and allowed by both."""
+    from benchmarks.fix_retention import draw_needs
+    from prover.explain.document import load_document, read_data
+    from prover.explain.needs import need_allowed
+
+    drawn = draw_needs(THREE_VIOLATIONS, BOUNDARY, 4)
+    assert drawn and len(drawn) <= 4
+    ours = load_document(read_data(THREE_VIOLATIONS))
+    theirs = load_document(read_data(BOUNDARY))
+    assert ours is not None and theirs is not None
+    for need in read_needs(drawn):
+        assert need_allowed(ours.policy, need) and need_allowed(theirs.policy, need)
+    assert {"path": "/usr", "access": "read"} in drawn
