@@ -204,6 +204,11 @@ ANY_HOST_HINT = (
 )
 
 
+#: The runtime validator's refusal of "any host" (validate_sandbox_policy's
+#: InvalidHostWildcard message), as an input error names it.
+_ANY_HOST_REFUSED = re.compile(r"invalid host wildcard '\*\*?'")
+
+
 def _any_host(data: Data, rule: str | None) -> bool:
     """Whether a network rule (``rule``, or any when None) has a host of '*' or '**'."""
     rules = data.get("network_policies")
@@ -374,6 +379,8 @@ def input_hints(reason: str) -> list[str]:
         which = "boundary" if part.startswith("invalid boundary policy") else "candidate"
         detail = part.split("invalid policy: ", 1)[-1]
         hints.append(f"Fix the {which} policy text ({detail}), then explain again.")
+    if _ANY_HOST_REFUSED.search(reason):  # the runtime's validator refusing host * or **
+        hints.insert(0, ANY_HOST_HINT)
     if "unknown field" in reason:
         hints.append(
             "Remove or rename the unknown field: the policy schema is closed (metadata and "

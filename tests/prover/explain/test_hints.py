@@ -205,3 +205,19 @@ def test_an_extra_inference_route_is_removed_from_the_candidate_not_added_to_the
     blocker = blocker_for(outcome, {}, {})
     assert blocker.rewrite_hints[0].startswith("Remove the routes the boundary does not list")
     assert all("to the boundary" not in hint for hint in blocker.rewrite_hints)
+
+
+def test_any_host_refused_as_an_input_error_gets_the_same_hint() -> None:
+    """Where the runtime's validator refusal is an input error (its own words), the
+    any-host hint comes first too."""
+    from prover.explain.hints import ANY_HOST_HINT
+
+    reason = (
+        "invalid candidate policy: invalid policy: network policy 'any': invalid host "
+        "wildcard '**'; middle DNS label wildcards must be the entire label '*' and "
+        "recursive '**' is only allowed as the entire first label"
+    )
+    blocker = blocker_for(CheckOutcome.error(reason), {}, {})
+    assert blocker.rewrite_hints[0] == ANY_HOST_HINT
+    other = blocker_for(CheckOutcome.error(reason.replace("'**';", "'a.*.com';")), {}, {})
+    assert ANY_HOST_HINT not in other.rewrite_hints
