@@ -25,8 +25,14 @@ Every check and explanation uses the bundled sandbox-image evidence
 (``server/data/sandbox-environment.yaml``): without it, filesystem pairs are
 ``unsupported`` (the workdir could be ``/``).
 
-Usage: ``python -m benchmarks.fix_retention [--limit N] [--timeout-ms MS] [--dump FILE]``
-(Markdown; ``--dump`` writes one JSON line per pair).
+With ``--needs N``, each exceeds pair also gets up to N *needs* drawn from the
+candidate's own grants that the boundary allows too (a request of a rule's exact binary
+to an exact host, with a REST rule's method and a concrete path; a filesystem entry's
+read or write), and is explained with and without them: every need must be kept in every
+verified fix, and the figures say how many needs the fix made without them drops.
+
+Usage: ``python -m benchmarks.fix_retention [--limit N] [--timeout-ms MS] [--dump FILE]
+[--needs N]`` (Markdown; ``--dump`` writes one JSON line per pair).
 """
 
 from __future__ import annotations
@@ -42,7 +48,10 @@ from typing import Any
 
 from prover.api import check_boundary
 from prover.explain import explain
-from prover.explain.document import dump_text
+from prover.explain.document import dump_text, load_document
+from prover.explain.needs import need_allowed as _allowed
+from prover.explain.needs import read_needs
+from prover.model import Policy
 from prover.policy.reader import read_policy_data
 from prover.results import Verdict
 from tests.corpus import corpus_entries
@@ -216,15 +225,152 @@ def pairs(limit: int) -> Iterator[tuple[str, str, str]]:
             yield "same repository", second.text, first.text
 
 
+def _concrete(path: str) -> str:
+    """A path a glob matches: each wildcard replaced by one plain segment."""
+    text = path.replace("**", "a").replace("*", "a").replace("?", "a")
+    return text if text.startswith("/") else "/" + text
+
+
+def _exact(text: str) -> bool:
+    return not any(char in text for char in "*?[]{}")
+
+
+def _network_needs(policy: Policy) -> Iterator[Data]:
+    for rule in policy.rules:
+        binaries = [b for b in rule.binaries if _exact(b)]
+        if not binaries:
+            continue
+        for endpoint in rule.endpoints:
+            if not _exact(endpoint.host) or not endpoint.host or not endpoint.ports:
+                continue
+            need: Data = {"binary": binaries[0], "host": endpoint.host, "port": endpoint.ports[0]}
+            if endpoint.allowed_ips:
+                need["destination_ip"] = str(next(iter(endpoint.allowed_ips[0]), None) or "")
+                if not need["destination_ip"]:
+                    continue
+            if endpoint.layer == "rest":
+                for allow in endpoint.allow_rules:
+                    method = "GET" if allow.method in ("*", "") else allow.method.upper()
+                    yield {**need, "method": method, "path": _concrete(allow.path or "/")}
+            else:
+                yield need
+
+
+def _filesystem_needs(policy: Policy) -> Iterator[Data]:
+    for path in policy.filesystem.read_only:
+        yield {"path": path, "access": "read"}
+    for path in policy.filesystem.read_write:
+        yield {"path": path, "access": "write"}
+
+
+def draw_needs(candidate: str, boundary: str, most: int) -> list[Data]:
+    """Up to ``most`` needs from the candidate's own grants that both policies allow,
+    spread over the candidate (every k-th of those found)."""
+    ours, theirs = (
+        load_document(read_policy_data(candidate)),
+        load_document(read_policy_data(boundary)),
+    )
+    if ours is None or theirs is None:
+        return []
+    found: list[Data] = []
+    for raw in (*_network_needs(ours.policy), *_filesystem_needs(ours.policy)):
+        try:
+            (need,) = read_needs([raw])
+        except ValueError:
+            continue
+        if _allowed(ours.policy, need) and _allowed(theirs.policy, need) and raw not in found:
+            found.append(raw)
+    step = max(1, len(found) // most) if most else 1
+    return found[::step][:most]
+
+
+def _kept(result: Any) -> int:
+    return sum(1 for s in result.needs if s.status == "kept")
+
+
+def run_needs(args: argparse.Namespace, environment: str) -> None:
+    """Each exceeds pair explained with and without needs drawn from its own grants."""
+    counts: Counter[str] = Counter()
+    dump = open(args.dump, "w", encoding="utf-8") if args.dump else None
+    wanted = set(args.kinds.split(",")) if args.kinds else None
+    for kind, candidate, boundary in pairs(args.limit):
+        if wanted is not None and kind not in wanted:
+            continue
+        check = check_boundary(
+            candidate, boundary, timeout_ms=args.timeout_ms, environment=environment
+        )
+        if check.outcome.verdict is not Verdict.EXCEEDS:
+            continue
+        needs = draw_needs(candidate, boundary, args.needs)
+        if not needs:
+            counts["pairs without a need to draw"] += 1
+            continue
+        counts["pairs"] += 1
+        counts["needs"] += len(needs)
+        plain = explain(candidate, boundary, timeout_ms=args.timeout_ms, environment=environment)
+        held = explain(
+            candidate, boundary, timeout_ms=args.timeout_ms, environment=environment, needs=needs
+        )
+        fixed = load_document(read_policy_data(held.fixed_candidate or "version: 1\n"))
+        checked = read_needs(needs)
+        counts["verified without needs"] += plain.fix_verified
+        counts["verified with needs"] += held.fix_verified
+        if held.fix_verified and fixed is not None:
+            counts["needs in verified fixes"] += len(needs)
+            # Kept as reported, and re-evaluated on the fixed candidate independently.
+            counts["kept (reported)"] += _kept(held)
+            counts["kept (re-evaluated)"] += sum(_allowed(fixed.policy, n) for n in checked)
+        if plain.fix_verified:
+            before = load_document(read_policy_data(plain.fixed_candidate or "version: 1\n"))
+            assert before is not None
+            lost = sum(not _allowed(before.policy, n) for n in checked)
+            counts["needs the fix without needs drops"] += lost
+            counts["pairs where the fix without needs drops one"] += lost > 0
+        if dump is not None:
+            record = {
+                "kind": kind,
+                "needs": needs,
+                "status": [s.status for s in held.needs],
+                "verified": [plain.fix_verified, held.fix_verified],
+                "stopped": held.enumeration.stopped_because,
+                "candidate": candidate,
+                "boundary": boundary,
+            }
+            dump.write(json.dumps(record) + "\n")
+    if dump is not None:
+        dump.close()
+    print("| exceeds pairs with needs drawn from the candidate's own grants | count |")
+    print("|---|---|")
+    for name in (
+        "pairs",
+        "needs",
+        "verified without needs",
+        "verified with needs",
+        "needs in verified fixes",
+        "kept (reported)",
+        "kept (re-evaluated)",
+        "needs the fix without needs drops",
+        "pairs where the fix without needs drops one",
+        "pairs without a need to draw",
+    ):
+        print(f"| {name} | {counts[name]} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=80)
     parser.add_argument("--timeout-ms", type=int, default=20_000)
     parser.add_argument("--kinds", help="comma-separated pair kinds to run (default: all)")
     parser.add_argument("--dump", help="write one JSON line per exceeds pair to this file")
+    parser.add_argument(
+        "--needs", type=int, default=0, help="explain with up to N needs per pair (see above)"
+    )
     args = parser.parse_args()
     wanted = set(args.kinds.split(",")) if args.kinds else None
     environment = ENVIRONMENT.read_text(encoding="utf-8")
+    if args.needs:
+        run_needs(args, environment)
+        return
     dump = open(args.dump, "w", encoding="utf-8") if args.dump else None
     counts: Counter[str] = Counter()
     by_kind: Counter[tuple[str, str]] = Counter()

@@ -26,9 +26,11 @@ RESULTS: dict[Verdict, tuple[str, str]] = {
     Verdict.UNSUPPORTED: (
         "A policy uses something the prover does not model, or the answer depends on facts "
         "about the sandbox image it cannot see (symlinks, the working directory, accounts).",
-        "Treat as a failure. Read reason and reason_code; rewrite the candidate so that the "
-        "named construct matches the boundary exactly (same paths, same binaries, same "
-        "identities) or drop it, then check again. Never treat it as a pass.",
+        "Treat as a failure. Read reason and reason_code. If it depends on the image "
+        "(unresolved_*), pass environment evidence (the `environment` argument); else "
+        "rewrite the candidate so that the named construct matches the boundary exactly "
+        "(same paths, same binaries, same identities) or drop it, then check again. Never "
+        "treat it as a pass; never widen the boundary to get past it.",
     ),
     Verdict.INCONCLUSIVE: (
         "The prover could not finish: time or size limits, a solver failure, or cancellation.",
@@ -63,24 +65,25 @@ REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
     ReasonCode.UNRESOLVED_WORKDIR: (
         Verdict.UNSUPPORTED,
         "The answer depends on the sandbox image's working directory (include_workdir).",
-        "Make include_workdir match the boundary, or list explicit paths in both policies, "
-        "or pass environment evidence naming the image's workdir (--environment, "
-        "`policy-prover environment`). Note that omitting filesystem_policy means "
+        "Pass environment evidence naming the image's workdir (the `environment` argument; "
+        "`policy-prover environment` writes it), or set include_workdir: false in the "
+        "candidate and list the paths it needs. Note that omitting filesystem_policy means "
         "include_workdir: true.",
     ),
     ReasonCode.UNRESOLVED_FILESYSTEM_PATH: (
         Verdict.UNSUPPORTED,
         "A candidate path differs from every boundary path of that access kind; paths are "
         "compared exactly because symlinks in the image could alias them.",
-        "Use exactly the boundary's paths (a subset of them) in the candidate, or pass "
-        "environment evidence saying which symlinks the image has (--environment).",
+        "Pass environment evidence saying which symlinks the image has beneath the "
+        "boundary's path (the `environment` argument, symlinks_complete_beneath); without "
+        "it, use exactly the boundary's paths (a subset of them) in the candidate.",
     ),
     ReasonCode.UNRESOLVED_BINARY_PATH: (
         Verdict.UNSUPPORTED,
         "An exact binary path in one policy is covered only by a glob in the other; a "
         "symlink in the image could make it name an executable outside the glob.",
-        "Use the same exact binary paths in candidate and boundary, or pass environment "
-        "evidence saying which symlinks the image has (--environment).",
+        "Pass environment evidence saying which symlinks the image has (the `environment` "
+        "argument); without it, use the boundary's binary paths in the candidate.",
     ),
     ReasonCode.RESOURCE_LIMIT: (
         Verdict.INCONCLUSIVE,

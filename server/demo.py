@@ -91,9 +91,9 @@ def assess_proposal_steps() -> list[DemoStep]:
         ("example", "example.com", "GET", "a new host: no finding, beyond the boundary"),
     ]
     expect = [
-        {"empty_delta": True, "adds_access": False, "needs_review": False},
-        {"empty_delta": False, "adds_access": True, "needs_review": True},
-        {"empty_delta": True, "adds_access": True, "needs_review": True},
+        {"no_new_findings": True, "adds_access": False, "needs_review": False},
+        {"no_new_findings": False, "adds_access": True, "needs_review": True},
+        {"no_new_findings": True, "adds_access": True, "needs_review": True},
     ]
     return [
         DemoStep(

@@ -37,8 +37,8 @@ EnvironmentArgument = Annotated[
     WrapValidator(_none_or_text),
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
     Field(
-        description="Image facts, YAML/JSON: version: 1 and any of workdir, user, users, "
-        "groups, symlinks, symlinks_complete_beneath (example: the schema resource); "
-        "omitted: server default; empty: none."
+        description="Image facts (YAML/JSON) that settle unresolved_* results, e.g. "
+        "'version: 1\\nworkdir: /sandbox\\nsymlinks_complete_beneath: [/workspace]'; every "
+        "field: policy-prover://reference/environment. Omitted: server default; '': none."
     ),
 ]

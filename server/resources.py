@@ -1,4 +1,5 @@
-"""MCP resources: the policy JSON Schema, the result catalogue and the example policies."""
+"""MCP resources: the policy JSON Schema, the result catalogue, the environment document's
+format and the example policies."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from server.examples import boundary_example, example, examples
 SCHEMA_URI = "policy-prover://schema/policy"
 RESULTS_URI = "policy-prover://reference/results"
 EXAMPLES_URI = "policy-prover://examples"
+ENVIRONMENT_URI = "policy-prover://reference/environment"
 EXAMPLE_URI_TEMPLATE = "policy-prover://examples/{name}"
 
 
@@ -66,6 +68,42 @@ def policy_schema() -> str:
     return json.dumps(schema, indent=2)
 
 
+#: The environment document in a few lines (prover/environment/document.py reads it):
+#: the one small resource an agent may need beside tools/list.
+ENVIRONMENT_GUIDE = """\
+The `environment` argument: facts about the sandbox image, YAML or JSON. They let the
+prover decide what depends on the image (unresolved_workdir, unresolved_filesystem_path,
+unresolved_binary_path, named process identities) instead of answering unsupported.
+Omitted: the server's default (policy-prover serve --environment FILE); "": none.
+`policy-prover environment --rootfs DIR | --image TAR` writes it from the image.
+
+Minimal example (no symlink at or beneath /workspace, so paths there compare by prefix):
+
+    version: 1
+    workdir: /sandbox
+    symlinks_complete_beneath: [/workspace]
+
+Every field (all optional except version; unknown fields are errors):
+
+    version: 1
+    workdir: /sandbox                 # the image's working directory (include_workdir)
+    user: sandbox                     # the image's USER (run_as_user omitted)
+    group: sandbox                    # the image's group (run_as_group omitted)
+    users:  {root: 0, sandbox: 1000}  # name -> uid, from /etc/passwd
+    groups: {root: 0, sandbox: 1000}  # name -> gid, from /etc/group
+    symlinks: {/bin: usr/bin}         # every symlink beneath the paths below: path -> target
+    symlinks_complete_beneath: [/usr/bin, /workspace]   # no other symlink at or beneath
+
+Paths are absolute and canonical (no //, . or .. segment, no trailing /). The result's
+receipt lists the facts the verdict relies on (assumptions): claim only what is true of
+the image, since a wrong fact can make a verdict wrong.
+"""
+
+
+def environment_guide() -> str:
+    return ENVIRONMENT_GUIDE
+
+
 def result_catalogue() -> str:
     return json.dumps(catalogue(), indent=2)
 
@@ -113,6 +151,13 @@ def register_resources(server: MCPServer) -> None:
         "to do about it. Only within_boundary passes.",
         mime_type="application/json",
     )(result_catalogue)
+    server.resource(
+        ENVIRONMENT_URI,
+        name="environment-format",
+        title="The environment argument's format",
+        description="The environment evidence document: a minimal example and every field.",
+        mime_type="text/plain",
+    )(environment_guide)
     server.resource(
         EXAMPLES_URI,
         name="example-policies",

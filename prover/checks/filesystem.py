@@ -75,7 +75,8 @@ def check_filesystem(
                 unresolved = CheckOutcome.unsupported(
                     ReasonCode.UNRESOLVED_FILESYSTEM_PATH,
                     f"filesystem {access} containment for '{path}' depends on sandbox path "
-                    "resolution; use matching paths in candidate and boundary",
+                    "resolution; environment evidence listing the image's symlinks there "
+                    "(symlinks_complete_beneath) settles it",
                 )
     return unresolved
 

@@ -21,8 +21,10 @@ from prover.explain.models import (
     GrantRef,
     GrantsKept,
     InputDigests,
+    NeedStatus,
     Violation,
 )
+from prover.explain.text import kept_words
 from prover.report import escape_control
 
 Detail = Literal["compact", "full"]
@@ -63,6 +65,9 @@ class CompactExplanation(_Model):
     verification: str | None
     grants_kept: GrantsKept | None
     stopped_because: str | None
+    needs: list[NeedStatus] = Field(
+        default_factory=list, description="What became of each need given, in order."
+    )
     inputs: InputDigests
     analysis: dict[str, JsonValue] | None = Field(description="detail=full: the full analysis.")
 
@@ -173,6 +178,7 @@ def compact(e: Explanation, detail: Detail = "compact") -> CompactExplanation:
         verification=_verification(e),
         grants_kept=e.grants_kept,
         stopped_because=e.enumeration.stopped_because,
+        needs=e.needs,
         inputs=e.inputs,
         analysis=e.model_dump(mode="json") if detail == "full" else None,
     )
@@ -198,13 +204,12 @@ def render_compact_text(c: CompactExplanation) -> str:
     if c.result != "within_boundary":
         lines.append(f"fix verified: {'yes' if c.fix_verified else 'no'}")
     if c.grants_kept is not None:
-        k = c.grants_kept
-        lines.append(
-            f"grant units: original {k.before}, fixed {k.with_fix}, "
-            f"deleting the violating rules {k.with_rule_deleted}"
-        )
+        lines.append(f"grant units: {kept_words(c.grants_kept)}")
     if c.stopped_because:
         lines.append(f"stopped: {c.stopped_because}")
+    for number, need in enumerate(c.needs, start=1):
+        closest = f" | closest {need.closest}" if need.closest else ""
+        lines.append(f"need {number}: {need.status} | {need.need}{closest}")
     if c.inputs.environment_sha256 is not None:
         lines.append(f"environment: sha256={c.inputs.environment_sha256}")
         lines.extend(f"assumption: {fact}" for fact in c.inputs.assumptions or ())

@@ -21,6 +21,7 @@ from prover.explain.document import (
     Loaded,
     document_problem,
     dump_text,
+    filesystem_key,
     load_document,
     read_data,
     reading_under,
@@ -36,9 +37,11 @@ from prover.explain.models import (
     Explanation,
     GrantsKept,
     InputDigests,
+    NeedStatus,
     PriorResult,
     Verification,
 )
+from prover.explain.needs import Need, closest_text, need_allowed, read_needs
 from prover.explain.prior import compare_prior, read_prior
 from prover.explain.proposal import explain_proposal
 from prover.explain.session import Session
@@ -120,9 +123,17 @@ def explain(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
     reference_semantics: bool = False,
-    environment: str | bytes | None = None,
+    environment: str | bytes | Environment | None = None,
+    needs: list[dict[str, Any]] | None = None,
 ) -> Explanation:
     """Explain what the candidate allows beyond the boundary and offer a verified fix.
+
+    ``needs`` are the requests that must keep working (counterexample-shaped objects:
+    ``host``, ``port``, optional ``binary``, ``method``, ``path``; or ``path`` and
+    ``access``; see :mod:`prover.explain.needs`): the fix keeps every one that both
+    policies allow, and ``needs`` in the answer says what became of each. A need that
+    cannot be read raises :class:`~prover.explain.needs.NeedsError` (a ``ValueError``
+    naming the field).
 
     ``result`` is an earlier result to explain (``check_boundary`` JSON, a counterexample
     object or an ``assess_proposal`` result); it is re-verified by a fresh check, which
@@ -132,6 +143,7 @@ def explain(
     """
     if max_violations < 1:
         raise ValueError("max_violations must be at least 1")
+    wanted = read_needs(needs)
     session = Session(
         boundary,
         budget or Budget(timeout_ms),
@@ -139,14 +151,16 @@ def explain(
         environment=_environment(environment),
     )
     with reading_under(session.budget.checkpoint):
-        return _explain(session, candidate, boundary, result, max_violations)
+        return _explain(session, candidate, boundary, result, max_violations, wanted)
 
 
-def _environment(text: str | bytes | None) -> str | bytes | Environment | None:
+def _environment(
+    text: str | bytes | Environment | None,
+) -> str | bytes | Environment | None:
     """The evidence read once for every check of the explanation; a text that does not
     read is passed on as it is, so that the first check reports the error."""
-    if text is None:
-        return None
+    if text is None or isinstance(text, Environment):
+        return text
     try:
         return load_environment(text)
     except EnvironmentLoadError:
@@ -162,6 +176,7 @@ def _explain(
     boundary: str | bytes,
     result: str | bytes | dict[str, Any] | None,
     max_violations: int,
+    wanted: list[Need],
 ) -> Explanation:
     prior = read_prior(result)
     first = session.check_texts(candidate, boundary, final=True)
@@ -174,6 +189,9 @@ def _explain(
     except BudgetExhausted:
         out_of_time = True
     policies = (cand_doc.policy, bound_doc.policy) if cand_doc and bound_doc else None
+    settled: dict[int, NeedStatus] = {}
+    if wanted and bound_doc is not None:
+        settled = _settle(session, wanted, cand_doc, bound_doc)
     base: dict[str, Any] = {
         "result": _explained(first),
         "inputs": InputDigests(
@@ -200,7 +218,74 @@ def _explain(
     note = _prior_sentence(base["prior_result"])
     if note:
         explanation.explanation = f"{note} {explanation.explanation}"
+    if wanted:
+        known = {need.number for need in session.needs}
+        _report_needs(explanation, wanted, settled, first, known)
     return explanation
+
+
+def _settle(
+    session: Session, wanted: list[Need], candidate: Loaded | None, boundary: Loaded
+) -> dict[int, NeedStatus]:
+    """Read every need against both policies: those the boundary refuses or the
+    candidate does not grant are settled now; the rest are held (every fix keeps them).
+    A candidate the fixes cannot read whole (a rule to set aside) holds none yet: the
+    rest of it, once read, holds those it allows (``_past_blockers``)."""
+    settled: dict[int, NeedStatus] = {}
+    section = filesystem_key(boundary.data)
+    for need in wanted:
+        if not need_allowed(boundary.policy, need):
+            settled[need.number] = NeedStatus(
+                need=need.line,
+                status="exceeds_boundary",
+                closest=closest_text(boundary.policy, need, section),
+            )
+        elif candidate is not None and not need_allowed(candidate.policy, need):
+            settled[need.number] = NeedStatus(need=need.line, status="not_granted")
+        else:
+            session.open_needs.append(need)
+            if candidate is not None:
+                session.needs.append(need)
+    return settled
+
+
+def _report_needs(
+    explanation: Explanation,
+    wanted: list[Need],
+    settled: dict[int, NeedStatus],
+    first: CheckOutcome,
+    known: set[int],
+) -> None:
+    """Each need's status, and the needs beyond the boundary first in the summary
+    (``known``: the needs the candidate was read to grant)."""
+    fixed = _loaded(explanation.fixed_candidate) if explanation.fix_verified else None
+    statuses: list[NeedStatus] = []
+    for need in wanted:
+        if need.number in settled:
+            statuses.append(settled[need.number])
+        elif first.verdict is Verdict.WITHIN and need.number in known:
+            statuses.append(NeedStatus(need=need.line, status="kept"))
+        elif fixed is not None:
+            kept = need_allowed(fixed.policy, need)
+            statuses.append(NeedStatus(need=need.line, status="kept" if kept else "dropped"))
+        else:
+            statuses.append(NeedStatus(need=need.line, status="open"))
+    explanation.needs = statuses
+    beyond = [
+        f"need {number} ({s.need}) exceeds the boundary, so no fix can keep it"
+        + (f"; closest boundary entry: {s.closest}" if s.closest else "")
+        for number, s in enumerate(statuses, start=1)
+        if s.status == "exceeds_boundary"
+    ]
+    if beyond:
+        explanation.summary = "; ".join(beyond) + ". " + explanation.summary
+    absent = [n for n, s in enumerate(statuses, start=1) if s.status == "not_granted"]
+    if absent:
+        listed = ", ".join(str(n) for n in absent)
+        explanation.explanation += (
+            f" Need(s) {listed}: the candidate does not allow them, and a fix only narrows; "
+            "add them to the candidate (the boundary allows them) and explain again."
+        )
 
 
 def _prior_sentence(prior: PriorResult | None) -> str | None:
@@ -271,7 +356,14 @@ def _past_blockers(
 ) -> Explanation:
     """Blocked rules set aside: every blocker, and the rest explained and fixed."""
     if aside.outcome.verdict is Verdict.EXCEEDS and aside.doc is not None:
-        loop = _fixed(session, aside.doc, boundary, aside.outcome, max_violations)
+        # The needs the rest still allows: one only a rule set aside grants is not the
+        # rest's to keep (and would otherwise rule out every fix).
+        held, rest_doc = session.needs, aside.doc
+        session.needs = [n for n in session.open_needs if need_allowed(rest_doc.policy, n)]
+        try:
+            loop = _fixed(session, rest_doc, boundary, aside.outcome, max_violations)
+        finally:
+            session.needs = held
         blockers = [*aside.blockers, *loop.blockers]
         violations, edits, rest = loop.violations, loop.edits, loop.outcome.verdict.value
         stopped_in_rest, fixed = loop.stopped_because, loop.doc.data
@@ -288,10 +380,17 @@ def _past_blockers(
         summary, paragraph = past_blocker_texts(
             base["result"].result, blockers, violations, rest, partial
         )
-    stopped = stopped_in_rest or (
+    # Never silently: the rules set aside are named whatever stopped the rest, and the
+    # partial candidate is said to carry them unchanged (a later repair may narrow them).
+    kept_as = " and are in partial_candidate unchanged, undecided" if partial else ""
+    aside_text = (
         f"{len(aside.rules)} rule(s) the prover cannot decide were set aside: "
         + ", ".join(f"'{key}'" for key in aside.rules)
+        + kept_as
     )
+    stopped = f"{stopped_in_rest}; {aside_text}" if stopped_in_rest else aside_text
+    if partial:
+        summary = summary.rstrip(".") + f"; {aside_text}."
     return _stopped(
         summary,
         paragraph,

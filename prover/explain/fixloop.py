@@ -39,6 +39,7 @@ from prover.explain.models import (
     RejectedFix,
     Violation,
 )
+from prover.explain.needs import Need, dropped_reason, first_dropped
 from prover.explain.network_fixes import delete_rules, network_options
 from prover.explain.options import Option, Rejection
 from prover.explain.origin import original_location
@@ -52,6 +53,7 @@ from prover.explain.setting_fixes import (
     process_option,
     workdir_alignment,
 )
+from prover.model import NetworkAction
 from prover.policy.paths import render_path
 from prover.report import counterexample_json, counterexample_line
 from prover.results import (
@@ -180,13 +182,14 @@ def _alignment(outcome: CheckOutcome, doc: Loaded, boundary: Loaded) -> Option |
 
 
 def _options(
-    doc: Loaded, boundary: Loaded, cex: object, grants: list[Grant]
+    doc: Loaded, boundary: Loaded, cex: object, grants: list[Grant], needs: Sequence[Need] = ()
 ) -> tuple[list[Option], list[Rejection], Data | None]:
     """Options, rejections, and the document with the granting rules deleted outright."""
     if isinstance(cex, NetworkCounterexample):
         action = network_action(cex)
         candidates = network_candidates(boundary.policy, action)
-        options, rejected = network_options(doc, boundary, grants, candidates, action)
+        held = [n.action for n in needs if isinstance(n.action, NetworkAction)]
+        options, rejected = network_options(doc, boundary, grants, candidates, action, held)
         return options, rejected, delete_rules(doc, grants)
     if isinstance(cex, FilesystemCounterexample):
         options = filesystem_options(doc, boundary.policy, grants, cex)
@@ -209,10 +212,11 @@ def _ranked(
     cex: object,
     rejected: list[Rejection],
     cache: InsideCache,
+    needs: Sequence[Need] = (),
 ) -> list[Option]:
-    """Options that still load and no longer allow the action, keeping the most that the
-    boundary grants first, then the most grant units; a narrowing that keeps no more
-    than removing comes after removing."""
+    """Options that still load, no longer allow the action and keep every need, keeping
+    the most that the boundary grants first, then the most grant units; a narrowing that
+    keeps no more than removing comes after removing."""
     usable: list[tuple[int, int, Option]] = []
     inside: dict[int, int] = {}
     for position, option in enumerate(options):
@@ -224,6 +228,10 @@ def _ranked(
             rejected.append(
                 Rejection(option.description, "another entry would still allow the action")
             )
+            continue
+        lost = first_dropped(loaded.policy, needs)
+        if lost is not None:
+            rejected.append(Rejection(option.description, dropped_reason(lost)))
             continue
         option.units = grant_units(loaded.policy)
         inside[position] = inside_units(loaded.policy, boundary.policy, cache)
@@ -312,8 +320,8 @@ def fix_violation(
     """Fix one violation of ``doc``; paths are reported in the ``original`` candidate,
     which ``prior`` (the edits made so far) turned into ``doc``."""
     grants = locate_grants(doc, cex)
-    options, rejected, deleted = _options(doc, boundary, cex, grants)
-    ranked = _ranked(options, boundary, cex, rejected, session.inside_cache)
+    options, rejected, deleted = _options(doc, boundary, cex, grants, session.needs)
+    ranked = _ranked(options, boundary, cex, rejected, session.inside_cache, session.needs)
     before = grant_units(doc.policy)
     chosen: Option | None = None
     found: tuple[Loaded, CheckOutcome] | None = None
@@ -457,6 +465,13 @@ def preferred_witness(doc: Loaded, boundary: Loaded, cex: object) -> object:
     return cex if named is None else named
 
 
+def _lost_need(option: Option, needs: Sequence[Need]) -> Need | None:
+    if not needs:
+        return None
+    loaded = load_document(option.data)
+    return None if loaded is None else first_dropped(loaded.policy, needs)
+
+
 def fix_all(
     session: Session,
     original: Loaded,
@@ -482,7 +497,7 @@ def fix_all(
                 state.stopped_because = (
                     "the time budget ran out while fixing a violation; raise the timeout"
                     if session.time_ran_out or session.budget.expired or session.budget.cancelled
-                    else f"no verified fix was found for violation {len(state.violations)}"
+                    else _no_fix(len(state.violations), step.violation)
                 )
                 break
             state.doc, state.outcome = step.doc, step.outcome
@@ -493,6 +508,17 @@ def fix_all(
             break
         alignments += 1
     return state
+
+
+def _no_fix(number: int, violation: Violation) -> str:
+    """Why violation ``number`` has no fix: the needs, when they ruled options out."""
+    held = [r.reason for r in violation.rejected_fixes if "need " in r.reason]
+    if held:
+        return (
+            f"no verified fix for violation {number} keeps every need: each fix found would "
+            f"drop one ({held[0]}); see its rejected_fixes"
+        )
+    return f"no verified fix was found for violation {number}"
 
 
 def _align(session: Session, state: LoopResult, boundary: Loaded, done: int) -> bool:
@@ -508,6 +534,14 @@ def _align(session: Session, state: LoopResult, boundary: Loaded, done: int) -> 
         state.blockers.append(blocker)
         state.stopped_because = (
             f"the partly fixed candidate is {outcome.verdict.value}: {outcome.reason}"
+        )
+        return False
+    lost = _lost_need(option, session.needs)
+    if lost is not None:
+        state.blockers.append(blocker)
+        state.stopped_because = (
+            f"could not get past {outcome.reason_code}: {option.description}, but "
+            f"{dropped_reason(lost)}"
         )
         return False
     loaded, next_outcome, problem = _try(session, state.doc, option)

@@ -3,6 +3,13 @@ the policies so that the prover can decide: per reason code, refined per known r
 
 The hints name the rule, field and value from the reason and, where they can be found,
 the exact field paths in the policies (``locations``).
+
+They are addressed to whoever writes the candidate: the boundary is the most it may get
+(the caller's own policy when vetting a subagent's, or the environment's maximum), never
+something to widen, so no hint offers widening the boundary as the fix. Where evidence
+about the sandbox image would settle the question, that comes first. Arguments are named
+as the MCP tools take them (the `environment` argument, `timeout_ms`);
+:func:`cli_words` rewrites them for the command line.
 """
 
 from __future__ import annotations
@@ -68,8 +75,7 @@ _CODE_HINTS: dict[str, list[str]] = {
         "Remove duplicate rules, endpoints and allowed_ips entries.",
     ],
     ReasonCode.SOLVER_TIMEOUT: [
-        "Run again with a longer time limit (timeout_ms: 30000 in a tool call; --timeout 30s "
-        "on the command line).",
+        "Run again with a longer time limit (timeout_ms: 30000).",
         "Or split the policy and check the parts; wildcard hosts that overlap many "
         "endpoints on the same port make the check slower.",
     ],
@@ -108,6 +114,14 @@ def _extended(reason: str) -> tuple[list[str], list[str]] | None:
                 "remove the endpoint from the candidate.",
             ],
             [f"candidate: network_policies.{rule}.endpoints[{index}]"],
+        )
+    if reason.startswith("candidate inference route"):
+        return (
+            [
+                "Remove the routes the boundary does not list from the candidate's inference "
+                "section (allowed_routes): the candidate may use only the boundary's routes."
+            ],
+            ["candidate: inference"],
         )
     if reason.startswith("boundary network middlewares"):
         return (
@@ -149,7 +163,8 @@ def _unsupported(reason: str, candidate: Data, boundary: Data) -> tuple[list[str
                 f"(the candidate has {theirs}). The prover cannot look up accounts in the "
                 "image, so only identical identities (or a change to root, which exceeds) "
                 "are decided.",
-                "Or, if the candidate's identity is intended, change the boundary to list it too.",
+                "Or pass environment evidence (the `environment` argument) with the image's "
+                "users and groups (name -> number), so that named identities compare.",
             ],
             [f"candidate: process.{field}", f"boundary: process.{field}"],
         )
@@ -170,7 +185,42 @@ def _unsupported(reason: str, candidate: Data, boundary: Data) -> tuple[list[str
     rule = rule_match.group(1) if rule_match else None
     data = candidate if side == "candidate" else boundary
     locations = [f"{side}: {p}" for p in shape_locations(data, detail, rule)]
-    return shape_hints(side, rule, detail), locations
+    hints = shape_hints(side, rule, detail)
+    if "host uses an unsupported pattern" in detail and _any_host(data, rule):
+        hints.insert(0, ANY_HOST_HINT)
+    return hints, locations
+
+
+#: What the runtime does with "any host", read from OpenShell's validator
+#: (crates/openshell-policy/src/lib.rs, ``validate_sandbox_policy`` and
+#: ``host_wildcard_shape_invalid``: InvalidHostWildcard, TldWildcard).
+ANY_HOST_HINT = (
+    "Host '*' and '**' mean any host, and OpenShell's validator refuses them in every "
+    "policy. It accepts a wildcard as the whole first label of a host with at least three "
+    "labels: '*.example.com' (one label: a.example.com, not a.b.example.com) or "
+    "'**.example.com' (any depth of subdomains); or inside the first label "
+    "('api-*.example.com'); a TLD wildcard ('*.com') is refused. List each domain the task "
+    "needs with its own wildcard."
+)
+
+
+#: The runtime validator's refusal of "any host" (validate_sandbox_policy's
+#: InvalidHostWildcard message), as an input error names it.
+_ANY_HOST_REFUSED = re.compile(r"invalid host wildcard '\*\*?'")
+
+
+def _any_host(data: Data, rule: str | None) -> bool:
+    """Whether a network rule (``rule``, or any when None) has a host of '*' or '**'."""
+    rules = data.get("network_policies")
+    if not isinstance(rules, dict):
+        return False
+    chosen = [rules.get(rule)] if rule is not None else list(rules.values())
+    return any(
+        isinstance(endpoint, dict) and str(endpoint.get("host", "")).strip() in ("*", "**")
+        for entry in chosen
+        if isinstance(entry, dict)
+        for endpoint in entry.get("endpoints") or []
+    )
 
 
 def _filesystem(reason: str, candidate: Data, boundary: Data) -> tuple[list[str], list[str]]:
@@ -179,33 +229,30 @@ def _filesystem(reason: str, candidate: Data, boundary: Data) -> tuple[list[str]
         return ["List the same filesystem paths in both policies."], []
     access, path = match.groups()
     related = related_paths(boundary, path)
-    hints = []
+    beneath = related[0] if related else "/"
+    # Evidence settles it without taking anything from the candidate: first.
+    hints = [
+        f"Pass environment evidence (the `environment` argument) with {beneath} in "
+        "symlinks_complete_beneath: with no unknown symlink there, the prover resolves the "
+        "paths and compares them by prefix (format in the argument's description; "
+        "`policy-prover environment` writes it)."
+    ]
     if access == "write" and filesystem_locations(boundary, path):
         hints.append(
-            f"The boundary lists {path} for reading only: make it read_only in the candidate "
-            f"(move it from read_write), or add {path} to the boundary's read_write."
+            f"Or, without evidence: the boundary lists {path} for reading only, so make it "
+            "read_only in the candidate (move it from read_write)."
         )
     elif related:
         listed = ", ".join(related)
         hints.append(
-            f"The boundary lists {listed}, not {path}. Use the boundary's path ({related[0]}) "
-            f"in the candidate, or add exactly {path} to the boundary's "
-            f"{'read_write' if access == 'write' else 'read_only or read_write'}."
+            f"Or, without evidence: the boundary lists {listed}, not {path}; use the "
+            f"boundary's path ({related[0]}) in the candidate, or remove {path} from it."
         )
     else:
         hints.append(
-            f"Add exactly {path} to the boundary (for {access} access), or remove it from the "
-            "candidate: the prover compares paths exactly, and a boundary entry of / covers "
-            "everything."
+            f"Or, without evidence: remove {path} from the candidate (the boundary lists no "
+            "path it could be compared with)."
         )
-    hints.append("List the same paths in both policies whenever you can.")
-    beneath = related[0] if related else "/"
-    hints.append(
-        "Or pass environment evidence (the `environment` argument, --environment) with "
-        f"{beneath} in symlinks_complete_beneath: with no unknown symlink there, the "
-        "prover resolves the paths and compares them by prefix (format: the policy schema "
-        "resource, x-policy-prover.environment; `policy-prover environment` writes it)."
-    )
     locations = [f"candidate: {p}" for p in filesystem_locations(candidate, path)]
     return hints, locations
 
@@ -214,17 +261,19 @@ def _workdir(reason: str) -> tuple[list[str], list[str]]:
     if reason.startswith("candidate"):
         return (
             [
-                "Set filesystem_policy.include_workdir: false in the candidate (note that a "
-                "policy without a filesystem_policy section includes the workdir), or list "
-                "the working directory's absolute path in both policies.",
-                "Or allow / in the boundary's read_write, which covers any workdir.",
+                "Pass environment evidence naming the image's working directory (the "
+                "`environment` argument, workdir: /path).",
+                "Or set filesystem_policy.include_workdir: false in the candidate (note that a "
+                "policy without a filesystem_policy section includes the workdir), and list "
+                "the paths the task needs explicitly.",
             ],
             ["candidate: filesystem_policy.include_workdir"],
         )
     return (
         [
             "The boundary's include_workdir is the only thing that could cover some "
-            "candidate paths: list those paths explicitly in the boundary, or remove them "
+            "candidate paths: pass environment evidence naming the image's working "
+            "directory (the `environment` argument, workdir: /path), or remove those paths "
             "from the candidate.",
         ],
         ["boundary: filesystem_policy.include_workdir"],
@@ -244,12 +293,15 @@ def _binary(reason: str, candidate: Data, boundary: Data) -> tuple[list[str], li
         )
     found = exact_binaries_under_globs(candidate, boundary)
     hints = [
-        f"The candidate's {path} is covered in the boundary only by the glob {glob}: add "
-        f"{path} exactly to that boundary rule (with the same endpoints), or use {glob} in "
-        "the candidate."
+        "Pass environment evidence (the `environment` argument) listing the image's "
+        "symlinks beneath the binaries' directory (symlinks_complete_beneath), so that exact "
+        "binaries compare with the boundary's globs."
+    ]
+    hints += [
+        f"Or, without evidence: the candidate's {path} is covered in the boundary only by "
+        f"the glob {glob}; use {glob} in the candidate."
         for path, _, glob in found[:5]
     ]
-    hints.append("Use the same exact binary paths in both policies when you can.")
     return hints, [f"candidate: {where}" for _, where, _ in found]
 
 
@@ -297,6 +349,23 @@ def blocker_for(outcome: CheckOutcome, candidate: Data, boundary: Data) -> Block
     )
 
 
+#: MCP argument wording -> command-line wording (hints are written for MCP callers).
+_CLI_WORDS = (
+    ("(the `environment` argument, workdir: /path)", "(--environment FILE, workdir: /path)"),
+    ("(the `environment` argument)", "(--environment FILE)"),
+    ("the `environment` argument", "--environment FILE"),
+    ("timeout_ms: 30000", "--timeout 30s"),
+    ("format in the argument's description", "format: the policy schema resource"),
+)
+
+
+def cli_words(text: str) -> str:
+    """A hint with the MCP tools' argument names replaced by the command line's flags."""
+    for mcp, cli in _CLI_WORDS:
+        text = text.replace(mcp, cli)
+    return text
+
+
 def input_hints(reason: str) -> list[str]:
     if "invalid policy: " not in reason:
         return [
@@ -310,6 +379,8 @@ def input_hints(reason: str) -> list[str]:
         which = "boundary" if part.startswith("invalid boundary policy") else "candidate"
         detail = part.split("invalid policy: ", 1)[-1]
         hints.append(f"Fix the {which} policy text ({detail}), then explain again.")
+    if _ANY_HOST_REFUSED.search(reason):  # the runtime's validator refusing host * or **
+        hints.insert(0, ANY_HOST_HINT)
     if "unknown field" in reason:
         hints.append(
             "Remove or rename the unknown field: the policy schema is closed (metadata and "

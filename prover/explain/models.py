@@ -95,7 +95,8 @@ class GrantsKept(_Model):
     with_fix: int = Field(description="Grant units after this fix.")
     with_rule_deleted: int | None = Field(
         description="Grant units after deleting the granting rules or entries outright "
-        "instead; null when deleting is not a fix (process and Landlock settings)."
+        "instead, for comparison only: not a verified fix, and blind to edits made to get "
+        "past blockers; null when deleting is not a fix (process and Landlock settings)."
     )
 
 
@@ -207,6 +208,26 @@ class ProposalExplanation(_Model):
     notes: list[str] = Field(default_factory=list)
 
 
+NeedState = Literal["kept", "dropped", "exceeds_boundary", "not_granted", "open"]
+
+
+class NeedStatus(_Model):
+    """What became of one need."""
+
+    need: str = Field(description="The request, in one line.")
+    status: NeedState = Field(
+        description="kept: the fixed candidate (or the candidate, when within) allows it; "
+        "exceeds_boundary: the boundary refuses it, so no fix can keep it; not_granted: the "
+        "candidate does not allow it (a fix only narrows); open: no verified fix was found; "
+        "dropped: the fix does not keep it."
+    )
+    closest: str | None = Field(
+        default=None,
+        description="exceeds_boundary: the boundary entry that comes closest, and what it "
+        "fails on.",
+    )
+
+
 class Enumeration(_Model):
     complete: bool = Field(
         description="True when every violation was found and fixed (the fixed candidate was "
@@ -272,4 +293,8 @@ class Explanation(_Model):
     verification: Verification | None = None
     enumeration: Enumeration
     proposal: ProposalExplanation | None = None
+    needs: list[NeedStatus] = Field(
+        default_factory=list,
+        description="What became of each need given (the requests a fix must keep), in order.",
+    )
     inputs: InputDigests

@@ -11,9 +11,11 @@ glob to the boundary binaries it covers. Every option is re-proved by the caller
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
-from prover.concrete import binary_matches, denying_entries, path_matches
+from prover.concrete import binary_matches, denying_entries, granting_entries, path_matches
 from prover.explain.closest import Candidate, rule_mismatches
 from prover.explain.document import (
     Data,
@@ -377,12 +379,32 @@ def inspect_option(doc: Loaded, grants: list[Grant]) -> Option:
     return Option("narrow", "inspect " + ", ".join(places) + " (drop tls: skip)", edits, data)
 
 
+def _needed(
+    doc: Loaded, boundary: Loaded, grants: list[Grant], needs: Sequence[NetworkAction]
+) -> set[tuple[str, int]]:
+    """The boundary endpoints that grant a need which a granting endpoint grants too:
+    narrowing into one of them keeps that need."""
+    granting = {(g.rule_key, g.endpoint_index) for g in grants}
+    found: set[tuple[str, int]] = set()
+    for need in needs:
+        ours = {(e.rule_key, e.endpoint_index) for e in granting_entries(doc.policy, need)}
+        if ours & granting:
+            found.update(
+                (e.rule_key, e.endpoint_index) for e in granting_entries(boundary.policy, need)
+            )
+    return found
+
+
 def _narrowing_targets(
-    doc: Loaded, grants: list[Grant], candidates: list[Candidate]
+    doc: Loaded,
+    grants: list[Grant],
+    candidates: list[Candidate],
+    needed: AbstractSet[tuple[str, int]] = frozenset(),
 ) -> list[Candidate]:
-    """The boundary entries to narrow into: the closest ones, but first those failing on
-    the host alone when that host lies inside a granting endpoint's (a wildcard narrows
-    to it), which the closeness order ranks no nearer than any other host."""
+    """The boundary entries to narrow into: the closest ones, but first those that grant
+    a need the granting endpoints grant, then those failing on the host alone when that
+    host lies inside a granting endpoint's (a wildcard narrows to it), which the
+    closeness order ranks no nearer than any other host."""
     patterns = [
         rule_by_key(doc, g.rule_key).endpoints[g.endpoint_index].host
         for g in grants
@@ -395,9 +417,13 @@ def _narrowing_targets(
             host_contains(pattern, host) for pattern in patterns
         )
 
-    preferred = [c for c in candidates if inside(c)]
-    rest = [c for c in candidates if not inside(c)]
-    return (preferred + rest)[:MAX_TARGETS]
+    def key(candidate: Candidate) -> tuple[bool, bool]:
+        slot = (candidate.rule.key, candidate.endpoint.index)
+        return (slot not in needed, not inside(candidate))
+
+    ordered = sorted(candidates, key=key)  # stable: closest first within each group
+    keeping = sum(1 for c in ordered if not key(c)[0])
+    return ordered[: max(MAX_TARGETS, min(keeping, 2 * MAX_TARGETS))]
 
 
 def network_options(
@@ -406,8 +432,11 @@ def network_options(
     grants: list[Grant],
     candidates: list[Candidate],
     action: NetworkAction,
+    needs: Sequence[NetworkAction] = (),
 ) -> tuple[list[Option], list[Rejection]]:
-    """Fix options, most preferred first (the caller re-orders by what they keep)."""
+    """Fix options, most preferred first (the caller re-orders by what they keep and
+    drops those that lose a need); ``needs`` put the boundary entries that keep them
+    first among the narrowing targets."""
     options: list[Option] = []
     rejected: list[Rejection] = []
     if not grants:
@@ -420,7 +449,8 @@ def network_options(
         except NotNarrowable as exc:
             rejected.append(Rejection("drop only the action's binary", str(exc)))
         return options, rejected
-    targets = _narrowing_targets(doc, grants, candidates)
+    needed = _needed(doc, boundary, grants, needs) if needs else set()
+    targets = _narrowing_targets(doc, grants, candidates, needed)
     try:  # first: among fixes that keep as much, the smallest edit wins
         options.append(drop_binaries_option(doc, grants, action))
     except NotNarrowable:

@@ -65,6 +65,12 @@ class Session:
     time_ran_out: bool = False
     #: Fix ranking: which grant units one boundary entry grants (measure.inside_units).
     inside_cache: dict[Any, bool] = field(default_factory=dict)
+    #: The caller's needs that both policies allow: every fix must keep them
+    #: (``prover.explain.needs``).
+    needs: list[Any] = field(default_factory=list)
+    #: Every need the boundary allows that the candidate may grant (``needs`` is those
+    #: the candidate is known to grant): the rest of a candidate set aside holds them.
+    open_needs: list[Any] = field(default_factory=list)
     _reserve_ms: int = field(init=False)
 
     def __post_init__(self) -> None:

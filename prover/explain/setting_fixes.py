@@ -128,15 +128,17 @@ def _subdirectory_option(
     doc: Loaded, boundary: Policy, grants: list[Grant], cex: FilesystemCounterexample
 ) -> Option | None:
     """Replace the granting entries by the boundary's entries beneath the path (of the
-    access kind). Only environment evidence lets the prover show that this narrows the
-    candidate, so without it the option is rejected and removal is offered instead."""
+    access kind); a writable entry the boundary reads stays, read-only (a write beneath
+    it needs the boundary's writable entry, a read anywhere in it does not). Only
+    environment evidence lets the prover show that this narrows the candidate, so
+    without it the option is rejected and removal is offered instead."""
     fs = boundary.filesystem
     entries = fs.read_write if cex.access == "write" else (*fs.read_only, *fs.read_write)
     prefix = cex.path.rstrip("/") + "/"
     beneath = [e for e in dict.fromkeys(entries) if e.startswith(prefix)]
     if not beneath:
         return None
-    data, edits, _ = _filesystem_edits(doc, boundary, grants, narrow=False)
+    data, edits, moved = _filesystem_edits(doc, boundary, grants, narrow=cex.access == "write")
     key = "read_write" if cex.access == "write" else "read_only"
     name = filesystem_key(data)
     section = data.get(name)
@@ -152,7 +154,10 @@ def _subdirectory_option(
             listed.append(entry)
             edits.append(edit)
     shown = ", ".join(beneath[:3]) + (" ..." if len(beneath) > 3 else "")
-    return Option("narrow", f"narrow {cex.path} to the boundary's {shown} beneath it", edits, data)
+    kept = f" and keep {cex.path} read-only" if moved else ""
+    return Option(
+        "narrow", f"narrow {cex.path} to the boundary's {shown} beneath it{kept}", edits, data
+    )
 
 
 def process_option(doc: Loaded, cex: ProcessCounterexample) -> Option:

@@ -87,13 +87,22 @@ def past_blocker_texts(
     return summary, " ".join(parts)
 
 
+def kept_words(kept: GrantsKept) -> str:
+    """Grant units (entries granted, counted coarsely; a narrowing can split one entry
+    into several) in words: the fixed candidate's and the original's, and deleting outright
+    only where the fix keeps more (deleting is not itself a verified fix, and it ignores
+    the edits made to get past blockers, so a larger count would mislead)."""
+    text = f"the fixed candidate has {kept.with_fix}, the original {kept.before}"
+    if kept.with_rule_deleted is not None and kept.with_rule_deleted < kept.with_fix:
+        text += f" (deleting the violating rules outright would keep only {kept.with_rule_deleted})"
+    return text
+
+
 def _kept_text(kept: GrantsKept | None) -> str:
     if kept is None or kept.before == 0:
         return ""
-    text = f" The fixed candidate has {kept.with_fix} grant units; the original has {kept.before}"
-    if kept.with_rule_deleted is not None:
-        text += f", and deleting the violating rules outright would leave {kept.with_rule_deleted}"
-    return text + "."
+    text = kept_words(kept)
+    return f" {text[0].upper()}{text[1:]}."
 
 
 def exceeds_texts(
@@ -253,13 +262,12 @@ def render_text(explanation: Explanation) -> str:
         lines.append(f"all edits, in order ({len(e.fix)}):")
         lines.extend(f"  {_op_line(op)}" for op in e.fix)
     if e.grants_kept is not None:
-        kept = e.grants_kept
-        lines.append(
-            f"grant units: original {kept.before}, fixed {kept.with_fix}, deleting the "
-            f"violating rules outright {kept.with_rule_deleted}"
-        )
+        lines.append(f"grant units: {kept_words(e.grants_kept)}")
     if e.enumeration.stopped_because:
         lines.append(f"stopped: {e.enumeration.stopped_because}")
+    for number, need in enumerate(e.needs, start=1):
+        closest = f" | closest {need.closest}" if need.closest else ""
+        lines.append(f"need {number}: {need.status} | {need.need}{closest}")
     if e.fixed_candidate is not None:
         lines.append("fixed candidate:")
         lines.extend(f"  | {line}" for line in e.fixed_candidate.rstrip("\n").splitlines())

@@ -44,6 +44,7 @@ from prover.proposal.merge import MergeError, add_rule
 from prover.proposal.notes import security_notes
 from prover.proposal.reach import run_model
 from prover.proposal.registry import load_registry
+from prover.proposal.repair import fixed_proposal
 from prover.proposal.validate import policy_violations
 
 
@@ -131,8 +132,13 @@ def assess_proposal(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     budget: Budget | None = None,
     environment: str | bytes | None = None,
+    fix: bool = True,
 ) -> ProposalAssessment:
     """Assess a proposed network rule against the current effective policy.
+
+    When the decision is ``blocked`` (and ``fix``), ``fixed_proposal`` is the narrowest
+    proposal that a second assessment proves acceptable, or why there is none (see
+    :mod:`prover.proposal.repair`).
 
     ``current`` is policy text (YAML or JSON, ``_provider_*`` rules allowed: it is the
     effective policy). ``proposal`` is the agent API body or a bare ``{rule_name, rule}``.
@@ -214,7 +220,26 @@ def assess_proposal(
         risks,
         receipt,
     )
-    return decided(with_boundary_verdicts(assessment, current, boundary, budget, evidence))
+    result = decided(with_boundary_verdicts(assessment, current, boundary, budget, evidence))
+    if result.decision != "blocked" or not fix:
+        return result
+
+    def reassess(narrowed: str) -> ProposalAssessment:
+        return assess_proposal(
+            current,
+            narrowed,
+            credentials=credentials,
+            mode=mode,
+            accepted_risks=accepted_risks,
+            registry=registry,
+            boundary=boundary,
+            budget=budget,
+            environment=environment,
+            fix=False,
+        )
+
+    repaired = fixed_proposal(result, current_data, boundary, budget, evidence, reassess)
+    return result.model_copy(update={"fixed_proposal": repaired})
 
 
 def _environment(text: str | bytes | None) -> Environment | None:
@@ -253,7 +278,7 @@ def _assemble(
         security_notes=notes,
         auto_approvable=empty and not notes and not blockers,
         application_error=application_error,
-        empty_delta=empty,
+        no_new_findings=empty,
         needs_review=bool(application_error or unaccepted or notes or blockers),
         approval_blockers=blockers,
         warnings=warnings,

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from prover.proposal.findings import Finding
+from prover.proposal.fixed import FixedProposal
 
 Mode = Literal["agent_authored", "mechanistic"]
 ENGINE = "finite-set evaluation of the reference reachability predicate (no solver needed)"
@@ -64,9 +65,9 @@ class ProposalAssessment(BaseModel):
     application_error: str | None = Field(
         description="Why the proposal cannot be applied (merge/validation); the model did not run."
     )
-    empty_delta: bool = Field(
-        description="No new tracked-risk findings (the gateway's reading); says nothing "
-        "about access: see adds_access."
+    no_new_findings: bool = Field(
+        description="No new tracked-risk findings (the gateway's 'empty delta'); says "
+        "nothing about access: see adds_access."
     )
     needs_review: bool = Field(
         description="A human must look: unaccepted findings, notes, blockers, an "
@@ -104,5 +105,13 @@ class ProposalAssessment(BaseModel):
         default="needs_review",
         description="The one value to act on: auto_approvable; accepted (only accepted "
         "risks); needs_review; blocked (never approve); invalid (cannot be applied).",
+    )
+    decision_reason: str = Field(
+        default="", description="Why `decision` is what it is, in one sentence."
+    )
+    fixed_proposal: FixedProposal | None = Field(
+        default=None,
+        description="When blocked: the narrowest proposal proved acceptable (found, "
+        "proposal, its decision, what was dropped and why), or why there is none.",
     )
     receipt: ProposalReceipt

@@ -43,8 +43,51 @@ def decision_of(assessment: ProposalAssessment) -> Decision:
     return "auto_approvable"
 
 
+def _categories(assessment: ProposalAssessment, accepted: bool) -> str:
+    names = [f.category.value for f in assessment.findings if f.accepted is accepted]
+    return ", ".join(dict.fromkeys(names))
+
+
+def reason_of(assessment: ProposalAssessment, decision: Decision) -> str:
+    """Why the decision is what it is, in one sentence: every signal that set it."""
+    if decision == "invalid":
+        return f"the proposal cannot be applied: {assessment.application_error}"
+    if decision == "blocked":
+        return "never approve: " + "; ".join(assessment.approval_blockers)
+    if decision == "needs_review":
+        why: list[str] = []
+        unaccepted = _categories(assessment, accepted=False)
+        if unaccepted:
+            why.append(f"new findings ({unaccepted})")
+        if assessment.security_notes:
+            why.append(f"{len(assessment.security_notes)} security note(s)")
+        if boundary_failed(assessment):
+            document = assessment.boundary or {}
+            result = document.get("result")
+            reason = document.get("reason")
+            why.append(
+                f"the merged policy is {result} against the boundary"
+                + (f" ({reason})" if reason else "")
+                + ", not proved within it"
+            )
+        return "a human must review: " + ("; ".join(why) or "the gateway's gates")
+    if decision == "accepted":
+        accepted = _categories(assessment, accepted=True)
+        if accepted:
+            return f"every new finding is an accepted risk ({accepted}); not auto-approved"
+        return "nothing to review, but the gateway would not auto-approve it"
+    access = {
+        True: "it adds access",
+        False: "it adds no access",
+        None: "whether it adds access is undecided",
+    }[assessment.adds_access]
+    within = " and the merged policy is within the boundary" if assessment.boundary else ""
+    return f"no new tracked-risk findings and no security notes; {access}{within}"
+
+
 def decided(assessment: ProposalAssessment) -> ProposalAssessment:
-    """``assessment`` with ``decision`` set and ``auto_approvable`` consistent with it."""
+    """``assessment`` with ``decision`` (and its reason) set and ``auto_approvable``
+    consistent with it."""
     failed = boundary_failed(assessment)
     update: dict[str, object] = {}
     if failed:
@@ -56,4 +99,7 @@ def decided(assessment: ProposalAssessment) -> ProposalAssessment:
     if assessment.boundary is None and assessment.adds_access and assessment.merged_policy:
         update["warnings"] = [*assessment.warnings, NO_BOUNDARY_WARNING]
     settled = assessment.model_copy(update=update)
-    return settled.model_copy(update={"decision": decision_of(settled)})
+    decision = decision_of(settled)
+    return settled.model_copy(
+        update={"decision": decision, "decision_reason": reason_of(settled, decision)}
+    )

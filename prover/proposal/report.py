@@ -10,6 +10,7 @@ print the text as is.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 from prover.proposal.assessment import ProposalAssessment
@@ -63,6 +64,7 @@ def render_text(assessment: ProposalAssessment) -> str:
         f"  Proposal:    {a.rule_name}{target} ({a.receipt.mode})",
         f"  Candidate:   {(a.receipt.merged_policy_sha256 or 'not built')[:16]}",
         f"  Decision:    {a.decision}",
+        *([f"  Because:     {a.decision_reason}"] if a.decision_reason else []),
         "",
     ]
     if a.application_error is not None:
@@ -75,7 +77,7 @@ def render_text(assessment: ProposalAssessment) -> str:
     active = [f for f in a.findings if not f.accepted]
     accepted = [f for f in a.findings if f.accepted]
     if not a.findings:
-        lines += ["No new tracked-risk findings (see Adds access and Boundary below).", ""]
+        lines += ["No new tracked-risk findings (access is another question: see Adds access).", ""]
     else:
         lines.append("Finding Summary")
         for finding in active:
@@ -106,6 +108,7 @@ def render_text(assessment: ProposalAssessment) -> str:
     lines += _bullets("Approval blockers (the draft can never be approved):", a.approval_blockers)
     lines += _bullets("Warnings:", a.warnings)
     lines += boundary_lines(a)
+    lines += _fixed_lines(a)
     note = f" ({len(accepted)} accepted)" if accepted else ""
     if a.decision == "blocked":
         lines.append(f"BLOCKED — never approve: see the approval blockers.{note}")
@@ -120,6 +123,22 @@ def render_text(assessment: ProposalAssessment) -> str:
     else:
         lines.append("PASS — nothing new needs review.")
     return _joined(lines)
+
+
+def _fixed_lines(a: ProposalAssessment) -> list[str]:
+    """The fixed proposal of a blocked assessment, in a few lines."""
+    fixed = a.fixed_proposal
+    if fixed is None:
+        return []
+    if fixed.found:
+        lines = [
+            f"Fixed proposal ({fixed.decision}; pass fixed_proposal.proposal as the proposal):"
+        ]
+        lines.append(f"  {json.dumps(fixed.proposal, ensure_ascii=False, separators=(',', ':'))}")
+    else:
+        lines = [f"Fixed proposal: none ({fixed.reason})"]
+    lines += [f"  dropped: {entry}" for entry in fixed.dropped]
+    return [*lines, ""]
 
 
 def _joined(lines: list[str]) -> str:

@@ -1,5 +1,5 @@
 """``policy-prover explain CANDIDATE --boundary FILE [--result FILE] [--max-violations N]
-[--timeout N(ms|s|m)] [-o text|json]``.
+[--need JSON]... [--timeout N(ms|s|m)] [-o text|json]``.
 
 Explains the boundary check's result in plain words and, for ``exceeds_boundary``, lists
 every violation with the entries that grant it, the closest boundary entries and a fix
@@ -52,6 +52,16 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=20,
         help="find and fix at most N violations (default: 20)",
     )
+    parser.add_argument(
+        "--need",
+        metavar="JSON",
+        action="append",
+        dest="needs",
+        help="a request the fix must keep working, as a JSON object: "
+        '\'{"binary":"/usr/bin/curl","host":"api.github.com","port":443,"method":"GET",'
+        '"path":"/repos/x"}\' or \'{"path":"/workspace","access":"write"}\'; repeat for '
+        "several (at most 20)",
+    )
     add_environment_option(parser)
     add_timeout_option(parser, "the whole explanation")
     add_output_option(parser)
@@ -78,6 +88,15 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not at module level: building the parser must stay cheap.
     from prover.budget import Budget
     from prover.explain import explain
+    from prover.explain.needs import NeedsError, read_needs
+
+    needs = _needs(args.needs)
+    try:
+        if isinstance(needs, str):
+            raise NeedsError(needs)
+        read_needs(needs)
+    except NeedsError as exc:
+        return _file_error(args, str(exc), texts)
 
     budget = Budget(args.timeout)
     explanation = call_cancellable(
@@ -88,19 +107,36 @@ def run(args: argparse.Namespace) -> int:
             max_violations=args.max_violations,
             budget=budget,
             environment=environment,
+            needs=needs,
         ),
         budget.cancel,
     )
     return _report(args, explanation)
 
 
+def _needs(given: list[str] | None) -> list[Any] | str | None:
+    """The ``--need`` objects, or the reason one is not JSON (naming it)."""
+    if not given:
+        return None
+    import json
+
+    needs: list[Any] = []
+    for index, text in enumerate(given):
+        try:
+            needs.append(json.loads(text))
+        except ValueError as exc:
+            return f"needs[{index}]: --need is not a JSON object ({exc.msg})"
+    return needs
+
+
 def _report(args: argparse.Namespace, explanation: Any) -> int:
     from prover.explain import render_text
+    from prover.explain.hints import cli_words
 
-    if args.output == "json":
+    if args.output == "json":  # the same object as the MCP tool's analysis
         ok = write(sys.stdout, render_json(explanation.model_dump(mode="json")))
-    else:
-        ok = write(sys.stdout, render_text(explanation))
+    else:  # for a person at the command line: its flags, not the tools' arguments
+        ok = write(sys.stdout, cli_words(render_text(explanation)))
     exit_code: int = explanation.result.exit_code
     return exit_code if ok else EXIT_ERROR
 

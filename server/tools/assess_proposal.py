@@ -46,16 +46,16 @@ rule}; endpoint `access` presets: read-only = GET, HEAD, OPTIONS; read-write = t
 POST, PUT, PATCH; full = every method. `credentials`: a list of {name, type, \
 target_hosts} (type is free text, e.g. api_key; only target_hosts matters). `boundary`: \
 the environment's maximum policy (not the current one).
-Act on `decision`: auto_approvable; accepted (only accepted risks); needs_review; \
-blocked (never approve; `approval_blockers` says why: a blocked destination or beyond \
-the boundary); invalid (fix `application_error`). Findings: link_local_reach: \
-remove metadata/link-local reach. l7_bypass_credentialed: a binary that bypasses HTTP \
-inspection (git, ssh, nc) reaches a credentialed host: restrict binaries or use \
+Act on `decision` (`decision_reason` says why): auto_approvable; accepted (only accepted \
+risks); needs_review; blocked (never approve: a blocked destination or beyond the \
+boundary; `fixed_proposal.proposal`, when found, is the narrowest rule proved \
+acceptable: pass it as `proposal`); invalid (fix `application_error`). Findings: \
+link_local_reach: remove metadata/link-local reach. l7_bypass_credentialed: a binary \
+that bypasses HTTP inspection (git, ssh, nc) reaches a credentialed host: restrict binaries or use \
 protocol: rest, enforcement: enforce. credential_reach_expansion: new credentialed \
-host:port: confirm or narrow. capability_expansion: narrow new methods. `adds_access`: \
-false = redundant, null = undecided. `boundary.result` other than within_boundary: \
-narrow the rule (explain_counterexample on merged_policy). result: error = invalid \
-input, see `reason`. Grant units (access a fix keeps) and these formats: \
+host:port: confirm or narrow. capability_expansion: narrow new methods. `no_new_findings` \
+is about tracked risks only; `adds_access`: true = new access, false = redundant, null = \
+undecided. result: error = invalid input, see `reason`. Formats: \
 policy-prover://schema/policy.\
 """
 

@@ -34,6 +34,7 @@ TITLE = "Explain a check result and propose a verified fix"
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_TIMEOUT_MS = 120_000
 MAX_VIOLATIONS = 100
+MAX_NEEDS = 20
 
 DESCRIPTION = """\
 After check_boundary fails: every violation, the candidate entries granting it, and a \
@@ -41,11 +42,13 @@ fix the prover re-checked. Pass the same full policy texts (optional `result`: t
 earlier result, re-verified). Compact by default, one line per violation (`what`, \
 `granted_by` paths in the original candidate, `closest` boundary entry and the \
 dimensions it fails on, `fix` edits); `detail: "full"` adds `analysis`. Fixes narrow \
-before deleting (drop a binary, host, port, method, path, write access) and keep the \
-most grant units (policy-prover://schema/policy). `fix_verified` true: `fixed_candidate` \
-was proved within the boundary and within the candidate (`verification`); use it, then \
-check_boundary. Otherwise read `blockers` (each with a `hint`) and `stopped_because`; \
-`partial_candidate` has the fixes so far. unsupported/inconclusive are never a pass.\
+before deleting (drop a binary, host, port, method, path, write access) and keep as much \
+as the boundary allows; `needs` (requests your task depends on) are kept in every fix, \
+and a need beyond the boundary is reported with the closest boundary entry. \
+`fix_verified` true: `fixed_candidate` was proved within the boundary and within the \
+candidate (`verification`); use it, then check_boundary. Otherwise read `blockers` (each \
+with a `hint`) and `stopped_because`; `partial_candidate` has the fixes so far. \
+unsupported/inconclusive are never a pass.\
 """
 
 ANNOTATIONS = read_only_annotations(TITLE)
@@ -80,6 +83,15 @@ async def explain_counterexample(
     ] = "compact",
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
     environment: EnvironmentArgument = None,
+    needs: Annotated[
+        list[dict[str, Any]] | None,
+        Field(
+            max_length=MAX_NEEDS,
+            description="Requests the fix must keep, each {host, port, binary?, method?, "
+            "path?} or {path, access: read|write}; `needs` in the result says which were kept "
+            "or exceed the boundary.",
+        ),
+    ] = None,
 ) -> Annotated[CallToolResult, CompactExplanation]:
     from prover import runner
     from server.environment_default import environment_for_call
@@ -88,30 +100,37 @@ async def explain_counterexample(
     from prover.budget import Budget, BudgetExhausted
     from prover.explain import explain, render_text
     from prover.explain.compact import compact, render_compact_text
-    from prover.explain.core import explain_stopped
+    from prover.explain.core import explain_input_error, explain_stopped
     from prover.explain.models import Explanation
+    from prover.explain.needs import NeedsError, read_needs
 
     failure: Exception | None = None
     explanation: Explanation | None = None
     try:
-        explanation = await runner.run_in_worker(
-            lambda budget: explain(
-                candidate,
-                boundary,
-                result=result,
-                max_violations=max_violations,
-                budget=budget,
-                environment=environment,
-            ),
-            Budget(timeout_ms),
-            input_bytes=runner.text_bytes(
-                candidate,
-                boundary,
-                result if isinstance(result, str) else None,
-                environment,
-            ),
-            while_slow=progress_reporter(ctx, timeout_ms, "explaining"),
-        )
+        read_needs(needs)
+    except NeedsError as exc:  # bad input: an error result naming the field
+        explanation = explain_input_error(str(exc), candidate=candidate, boundary=boundary)
+    try:
+        if explanation is None:
+            explanation = await runner.run_in_worker(
+                lambda budget: explain(
+                    candidate,
+                    boundary,
+                    result=result,
+                    max_violations=max_violations,
+                    budget=budget,
+                    environment=environment,
+                    needs=needs,
+                ),
+                Budget(timeout_ms),
+                input_bytes=runner.text_bytes(
+                    candidate,
+                    boundary,
+                    result if isinstance(result, str) else None,
+                    environment,
+                ),
+                while_slow=progress_reporter(ctx, timeout_ms, "explaining"),
+            )
     except BudgetExhausted as exc:  # never admitted: answered at the deadline
         explanation = explain_stopped(exc.cancelled, candidate=candidate, boundary=boundary)
     except Exception as exc:  # kept as a value: an isError result, not a crash

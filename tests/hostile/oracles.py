@@ -151,7 +151,7 @@ def fuzz_assess(arguments: dict[str, Any], timeout_ms: int = 2000) -> str:
         require_clean(note, "assess_proposal note")
     if assessment.application_error:
         return "application_error"
-    return "no_new_findings" if assessment.empty_delta else "findings"
+    return "no_new_findings" if assessment.no_new_findings else "findings"
 
 
 # -- the MCP tools ----------------------------------------------------------------------------

@@ -36,6 +36,7 @@ async def test_resources_and_templates_are_listed(mode: str) -> None:
     assert set(resources) == {
         "policy-prover://schema/policy",
         "policy-prover://reference/results",
+        "policy-prover://reference/environment",
         "policy-prover://examples",
     }
     assert all(r.description for r in resources.values())

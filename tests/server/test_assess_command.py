@@ -117,7 +117,7 @@ def test_every_case_meets_its_expectations_through_the_cli(
     document = json.loads(out)
     assert document["application_error"] is None
     assert [f["category"] for f in document["findings"]] == expect["findings"]
-    assert document["empty_delta"] is expect["empty_delta"]
+    assert document["no_new_findings"] is expect["no_new_findings"]
     if "validation_result" in expect:
         assert document["validation_result"] == expect["validation_result"]
     for note in expect.get("security_notes_contains", []):

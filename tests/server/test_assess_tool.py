@@ -95,7 +95,8 @@ async def test_the_tool_is_listed_with_schemas_annotations_and_guidance(mode: st
         "{name, type, target_hosts}",
         "read-only = GET, HEAD, OPTIONS",
         "POST, PUT, PATCH",
-        "Grant units",
+        "fixed_proposal",
+        "decision_reason",
     ):
         assert word in description
 

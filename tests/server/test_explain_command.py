@@ -155,3 +155,20 @@ def test_a_missing_file_is_an_error_explanation_in_json_mode(
     assert document["result"]["reason"].startswith("cannot open 'missing.yaml'")
     assert document["inputs"]["boundary_sha256"] is None
     assert document["inputs"]["candidate_sha256"] is not None
+
+
+def test_the_text_names_command_line_flags_and_json_the_tool_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hints are written for MCP callers (the `environment` argument); the command line's
+    text names its own flag, and its JSON stays the MCP tool's analysis."""
+    boundary = "version: 1\nfilesystem_policy:\n  include_workdir: false\n  read_write: [/w]\n"
+    (tmp_path / "c.yaml").write_text(boundary.replace("/w]", "/w/x]"), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(boundary, encoding="utf-8")
+    args = ["explain", str(tmp_path / "c.yaml"), "--boundary", str(tmp_path / "b.yaml")]
+    main(args)
+    text = capsys.readouterr().out
+    assert "--environment FILE" in text and "`environment` argument" not in text
+    main([*args, "-o", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert "the `environment` argument" in document["blockers"][0]["rewrite_hints"][0]

@@ -63,6 +63,7 @@ async def test_the_tool_is_listed_read_only_with_input_and_output_schemas() -> N
         "detail",
         "timeout_ms",
         "environment",
+        "needs",
     ]
     assert properties["detail"]["default"] == "compact"
     assert sorted(tool.input_schema["required"]) == ["boundary", "candidate"]
@@ -178,3 +179,43 @@ async def test_an_internal_failure_is_an_is_error_result(monkeypatch: pytest.Mon
     text = result.content[0].text  # type: ignore[union-attr]
     assert "RuntimeError: explainer is gone" in text
     assert "NOT verified" in text
+
+
+async def test_needs_are_kept_and_a_bad_need_is_an_error_naming_its_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The MCP ``needs`` argument and the CLI's ``--need`` give the same answer."""
+    needs = [
+        {
+            "binary": "/usr/bin/git",
+            "host": "raw.github.com",
+            "port": 443,
+            "destination_ip": "8.8.8.8",
+        },
+        {"path": "/etc", "access": "read"},
+    ]
+    arguments = {"candidate": THREE_VIOLATIONS, "boundary": BOUNDARY}
+    async with Client(create_server()) as client:
+        result = await client.call_tool(NAME, {**arguments, "needs": needs})
+        bad = await client.call_tool(NAME, {**arguments, "needs": [{"host": "x", "port": 0}]})
+    document = result.structured_content
+    assert result.is_error is False and document is not None
+    assert document["fix_verified"] is True
+    assert [n["status"] for n in document["needs"]] == ["kept", "exceeds_boundary"]
+    assert bad.is_error is False and bad.structured_content is not None
+    assert bad.structured_content["result"] == "error"
+    assert "needs[0].port" in (bad.structured_content["reason"] or "")
+
+    (tmp_path / "c.yaml").write_text(THREE_VIOLATIONS, encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(BOUNDARY, encoding="utf-8")
+    flags = [flag for need in needs for flag in ("--need", json.dumps(need))]
+    main(["explain", str(tmp_path / "c.yaml"), "--boundary", str(tmp_path / "b.yaml"), *flags])
+    text = capsys.readouterr().out
+    assert "need 1: kept" in text and "need 2: exceeds_boundary | read /etc" in text
+
+
+def test_the_tool_and_the_reader_limit_needs_alike() -> None:
+    from prover.explain.needs import MAX_NEEDS as READER
+    from server.tools.explain_counterexample import MAX_NEEDS as TOOL
+
+    assert TOOL == READER

@@ -19,7 +19,10 @@ from server.demo import server_parameters
 
 pytestmark = pytest.mark.anyio
 
-MAX_TOOLS_LIST_CHARS = 15_000
+MAX_TOOLS_LIST_CHARS = 16_000
+#: The fixed cost an agent pays before its first call: tools/list plus the one small
+#: resource it may need (the environment format), at most 5,000 tokens of ~4 characters.
+MAX_FIXED_COST_CHARS = 20_000
 MAX_COMPACT_ONE_VIOLATION_CHARS = 3_000
 
 BOUNDARY = """\
@@ -119,3 +122,24 @@ async def test_a_compact_explanation_of_one_violation_is_small_and_validates() -
     assert violation["what"] == "/usr/bin/node: L4 connect api.github.com:443 ip 8.8.8.8"
     assert violation["fix"] == "remove network_policies.gh.binaries[1]"
     assert structured["fix_verified"] is True
+
+
+def test_the_fixed_cost_with_the_environment_format_stays_under_5000_tokens() -> None:
+    """tools/list plus the environment resource: everything needed to call the tools,
+    the environment document's format with a minimal example included."""
+    from prover.environment import load_environment
+    from server.resources import environment_guide
+
+    guide = environment_guide()
+    assert len(_tools_list_line()) + len(guide) <= MAX_FIXED_COST_CHARS
+    # Both examples in the guide are valid documents, as written.
+    blocks = [b for b in guide.split("\n\n") if b.startswith("    version: 1")]
+    assert len(blocks) == 2
+    for block in blocks:
+        text = "\n".join(line[4:].split("  #")[0].rstrip() for line in block.splitlines())
+        assert load_environment(text) is not None
+    # The tools' argument points at the guide and carries the minimal example inline.
+    line = _tools_list_line()
+    assert "policy-prover://reference/environment" in line
+    assert "symlinks_complete_beneath: [/workspace]" in line
+    assert "--environment" not in line

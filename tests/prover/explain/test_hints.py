@@ -13,7 +13,7 @@ from prover.results import CheckOutcome, ReasonCode
 @pytest.mark.parametrize(
     ("code", "words"),
     [
-        (ReasonCode.SOLVER_TIMEOUT, "--timeout"),
+        (ReasonCode.SOLVER_TIMEOUT, "timeout_ms"),
         (ReasonCode.SOLVER_UNKNOWN, "split"),
         (ReasonCode.INVALID_WITNESS, "report"),
         (ReasonCode.CANCELLED, "again"),
@@ -127,8 +127,55 @@ def test_a_path_beneath_a_boundary_path_points_to_environment_evidence() -> None
     explanation = explain(candidate, boundary)
     (blocker,) = explanation.blockers
     assert blocker.reason_code == "unresolved_filesystem_path"
-    hint = blocker.rewrite_hints[-1]
-    assert "environment" in hint and "symlinks_complete_beneath" in hint and "/workspace" in hint
+    # Evidence settles it without taking access from the candidate: the first hint, and
+    # the one the compact result shows; it names the MCP argument, not the CLI flag.
+    hint = blocker.rewrite_hints[0]
+    assert "the `environment` argument" in hint and "--environment" not in hint
+    assert "symlinks_complete_beneath" in hint and "/workspace" in hint
+
+
+@pytest.mark.parametrize(
+    ("boundary", "candidate"),
+    [
+        # A write beneath a boundary path, a path the boundary lacks, a read-only one.
+        ("read_write: [/workspace]", "read_write: [/workspace/src/pkg]"),
+        ("read_only: [/usr]", "read_only: [/home/sandbox]"),
+        ("read_only: [/data]\n  read_write: [/tmp]", "read_write: [/data/x]"),
+    ],
+)
+def test_no_hint_offers_widening_the_boundary(boundary: str, candidate: str) -> None:
+    """A parent vetting a subagent's policy must never be told to widen its own policy
+    (the boundary): every hint changes the candidate or passes evidence."""
+    head = "version: 1\nfilesystem_policy:\n  include_workdir: false\n  "
+    explanation = explain(head + candidate + "\n", head + boundary + "\n")
+    hints = [h for b in explanation.blockers for h in b.rewrite_hints]
+    assert hints
+    for hint in hints:
+        assert "to the boundary" not in hint and "boundary's read_write" not in hint
+        assert "change the boundary" not in hint and "in the boundary's" not in hint
+
+
+def test_the_command_line_gets_its_own_flags() -> None:
+    from prover.explain.hints import cli_words
+
+    blocker = blocker_for(CheckOutcome.inconclusive(ReasonCode.SOLVER_TIMEOUT, "x"), {}, {})
+    assert (
+        cli_words(blocker.rewrite_hints[0]) == "Run again with a longer time limit (--timeout 30s)."
+    )
+    assert cli_words("(the `environment` argument)") == "(--environment FILE)"
+
+
+def test_any_host_says_what_the_runtime_accepts_and_means() -> None:
+    candidate = (
+        "version: 1\nnetwork_policies:\n  any:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints: [{host: '*', port: 443}]\n"
+    )
+    boundary = candidate.replace("'*'", "api.github.com")
+    (blocker,) = explain(candidate, boundary).blockers
+    hint = blocker.rewrite_hints[0]
+    assert "'*' and '**'" in hint and "refuses" in hint
+    assert "'*.example.com'" in hint and "'**.example.com'" in hint
+    assert "one label" in hint and "TLD" in hint
 
 
 def test_every_problem_of_a_several_problem_reason_gets_its_own_hint_and_location() -> None:
@@ -146,3 +193,32 @@ def test_every_problem_of_a_several_problem_reason_gets_its_own_hint_and_locatio
     assert "protocol the runtime knows" in hints and "DNS labels" in hints
     assert "candidate: network_policies.gh.binaries[0].path" in first.locations
     assert "candidate: network_policies.web.endpoints[0].host" in first.locations
+
+
+def test_an_extra_inference_route_is_removed_from_the_candidate_not_added_to_the_boundary() -> None:
+    reason = (
+        "candidate inference route(s) 'gpt' are not in the boundary's inference routes "
+        "(allowed_routes, or allowed_routing_hints): the candidate may use a route the "
+        "boundary does not allow, which no counterexample form expresses; remove the route "
+        "or add it to the boundary"
+    )
+    outcome = CheckOutcome.unsupported(ReasonCode.UNSUPPORTED_POLICY_SHAPE, reason)
+    blocker = blocker_for(outcome, {}, {})
+    assert blocker.rewrite_hints[0].startswith("Remove the routes the boundary does not list")
+    assert all("to the boundary" not in hint for hint in blocker.rewrite_hints)
+
+
+def test_any_host_refused_as_an_input_error_gets_the_same_hint() -> None:
+    """Where the runtime's validator refusal is an input error (its own words), the
+    any-host hint comes first too."""
+    from prover.explain.hints import ANY_HOST_HINT
+
+    reason = (
+        "invalid candidate policy: invalid policy: network policy 'any': invalid host "
+        "wildcard '**'; middle DNS label wildcards must be the entire label '*' and "
+        "recursive '**' is only allowed as the entire first label"
+    )
+    blocker = blocker_for(CheckOutcome.error(reason), {}, {})
+    assert blocker.rewrite_hints[0] == ANY_HOST_HINT
+    other = blocker_for(CheckOutcome.error(reason.replace("'**';", "'a.*.com';")), {}, {})
+    assert ANY_HOST_HINT not in other.rewrite_hints

@@ -126,3 +126,13 @@ def test_an_unmodelled_rule_elsewhere_does_not_turn_a_narrowing_into_a_deletion(
     assert "api" in partial and "db" in partial
     methods = {r["allow"]["method"] for r in partial["api"]["endpoints"][0]["rules"]}
     assert "GET" in methods
+
+
+def test_the_rules_set_aside_are_named_beside_the_partial_candidate() -> None:
+    """Never silently: the summary and stopped_because name each rule set aside and say
+    the partial candidate carries it unchanged and undecided."""
+    explanation = explain(CANDIDATE, BOUNDARY)
+
+    stopped = explanation.enumeration.stopped_because or ""
+    for text in (explanation.summary, stopped):
+        assert "'q1', 'q2'" in text and "unchanged, undecided" in text

@@ -22,12 +22,14 @@ from tests.prover.proposal.helpers import (
 
 JSON_KEYS = {
     "decision",
+    "decision_reason",
+    "fixed_proposal",
     "findings",
     "validation_result",
     "security_notes",
     "auto_approvable",
     "application_error",
-    "empty_delta",
+    "no_new_findings",
     "needs_review",
     "approval_blockers",
     "warnings",
@@ -116,7 +118,7 @@ def test_agent_api_body_is_assessed_like_a_chunk() -> None:
 
 def test_notes_alone_need_review_and_block_auto_approval() -> None:
     assessment = assess(None, "db", rule([endpoint("db.example.com", 5432)], "/usr/bin/psql"))
-    assert assessment.empty_delta and assessment.security_notes
+    assert assessment.no_new_findings and assessment.security_notes
     assert assessment.needs_review and not assessment.auto_approvable
 
 

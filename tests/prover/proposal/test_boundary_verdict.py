@@ -76,7 +76,7 @@ def test_a_redundant_proposal_adds_no_access_and_is_still_auto_approvable() -> N
         GH_READ, "gh_again", rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh")
     )
     assert assessment.adds_access is False
-    assert assessment.empty_delta and assessment.security_notes == []
+    assert assessment.no_new_findings and assessment.security_notes == []
     assert assessment.auto_approvable and not assessment.needs_review
     assert assessment.boundary is None
     assert exit_code(assessment) == 0
@@ -86,7 +86,7 @@ def test_a_redundant_proposal_adds_no_access_and_is_still_auto_approvable() -> N
 def test_a_new_host_adds_access() -> None:
     assessment = assess(GH_READ, "pypi", rule([endpoint("pypi.org")], "/usr/bin/pip"))
     assert assessment.adds_access is True
-    assert assessment.empty_delta and assessment.auto_approvable
+    assert assessment.no_new_findings and assessment.auto_approvable
     assert exit_code(assessment) == 0
     assert "Adds access:  yes — " in render_text(assessment)
 
@@ -108,7 +108,7 @@ def test_a_proposal_without_findings_can_still_exceed_the_boundary() -> None:
     )
     # No findings, but the boundary is exceeded: blocked, with the witness as the reason
     # (a reviewer cannot approve access beyond the sandbox's maximum policy).
-    assert assessment.findings == [] and assessment.empty_delta
+    assert assessment.findings == [] and assessment.no_new_findings
     assert not assessment.auto_approvable and assessment.decision == "blocked"
     (blocker,) = assessment.approval_blockers
     assert blocker.startswith("the merged policy exceeds the boundary: network ")

@@ -92,5 +92,5 @@ def test_mechanistic_l4_observation_on_inspected_endpoint_keeps_inspection() -> 
     assert assessment.proposed_rule["endpoints"] == [
         rest("api.github.com", 443, access="read-only")
     ]
-    assert assessment.empty_delta and assessment.target_rule == "gh"
+    assert assessment.no_new_findings and assessment.target_rule == "gh"
     assert "/usr/bin/curl" in assessment.merged_policy

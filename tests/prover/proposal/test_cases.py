@@ -47,7 +47,7 @@ def test_case_reports_the_expected_delta_and_notes(case: dict[str, Any]) -> None
     assessment = _assess(case)
     assert assessment.application_error is None
     assert [f.category.value for f in assessment.findings] == expect["findings"]
-    assert assessment.empty_delta is expect["empty_delta"]
+    assert assessment.no_new_findings is expect["no_new_findings"]
     if "validation_result" in expect:
         assert assessment.validation_result == expect["validation_result"]
     for note in expect.get("security_notes_contains", []):

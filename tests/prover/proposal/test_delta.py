@@ -104,7 +104,7 @@ def test_plural_suffix_and_capability_shorthand() -> None:
     )
 
 
-def test_empty_delta_is_the_exact_sentinel() -> None:
+def test_no_new_findings_is_the_exact_sentinel() -> None:
     assert validation_result(()) == "prover: no new findings"
 
 

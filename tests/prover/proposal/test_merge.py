@@ -203,7 +203,7 @@ def test_merge_error_is_reported_as_application_error_without_running_the_model(
         "authorization for other.com on ports [443]"
     )
     assert assessment.validation_result == ""
-    assert assessment.findings == [] and not assessment.empty_delta
+    assert assessment.findings == [] and not assessment.no_new_findings
     assert assessment.merged_policy is None and assessment.needs_review
     assert not assessment.auto_approvable
 
