@@ -52,7 +52,10 @@ def policy_schema() -> str:
             "identity; users, groups: name -> number (run_as_user names). symlinks: "
             "absolute path -> target, every symlink the image has beneath each path of "
             "symlinks_complete_beneath (so paths and binaries beneath them compare by "
-            "prefix: e.g. a read_write entry /workspace/src/pkg inside /workspace/src).",
+            "prefix: e.g. a read_write entry /workspace/src/pkg inside /workspace/src). "
+            "paths_exist: path -> whether the image has it (baseline paths, best_effort "
+            "rulesets). gpu: whether the sandbox has a GPU. driver: docker, podman, "
+            "kubernetes, openshift or vm. primary_gids: user -> primary gid.",
             "example": {
                 "version": 1,
                 "workdir": "/sandbox",
@@ -93,6 +96,14 @@ Every field (all optional except version; unknown fields are errors):
     groups: {root: 0, sandbox: 1000}  # name -> gid, from /etc/group
     symlinks: {/bin: usr/bin}         # every symlink beneath the paths below: path -> target
     symlinks_complete_beneath: [/usr/bin, /workspace]   # no other symlink at or beneath
+    paths_exist: {/tmp: true, /app: false}  # paths the image has (the runtime adds
+                                      # baseline paths, and best_effort keeps a ruleset,
+                                      # only where they exist)
+    gpu: false                        # whether the sandbox has a GPU (adds GPU paths)
+    driver: docker                    # docker|podman|kubernetes|openshift|vm: how an
+                                      # omitted identity is resolved
+    primary_gids: {sandbox: 1000}     # user -> primary gid (/etc/passwd): the group of
+                                      # an omitted run_as_group
 
 Paths are absolute and canonical (no //, . or .. segment, no trailing /). The result's
 receipt lists the facts the verdict relies on (assumptions): claim only what is true of
