@@ -176,7 +176,14 @@ def _effective(
     c, b = world.candidate, world.boundary
 
     def runtime(policy: Policy, filesystem: Filesystem) -> Policy:
-        policy = replace(policy, filesystem=filesystem)
+        if filesystem is not policy.filesystem:  # built directly: replace() costs more
+            policy = Policy(
+                filesystem,
+                policy.run_as_user,
+                policy.run_as_group,
+                policy.landlock_compatibility,
+                policy.rules,
+            )
         return policy if evidence is None else with_effective_binaries(policy, evidence)
 
     cand = replace(

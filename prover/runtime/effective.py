@@ -9,6 +9,7 @@ since the GPU changes nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from prover.model import Filesystem, Policy
@@ -92,11 +93,11 @@ class FilesystemReading:
         both (without a GPU first) when it does not say."""
         gpu = self.evidence.gpu() if self.evidence is not None else None
         if gpu is not None:
-            return (self.world(gpu, self._exists),)
-        main = self.world(False, self._exists)
+            return (self.world(gpu),)
+        main = self.world(False)
         if self._gpu_adds_alike(main):
             return (main,)
-        return (main, self.world(True, self._exists))
+        return (main, self.world(True))
 
     def _gpu_adds_alike(self, main: FilesystemWorld) -> bool:
         """Whether a GPU would add the same paths to both sides, so that a pass without
@@ -112,10 +113,16 @@ class FilesystemReading:
             for eff in (main.candidate, main.boundary)
         )
 
-    def world(self, gpu: bool, exists: Exists) -> FilesystemWorld:
+    def world(self, gpu: bool, exists: Exists | None = None) -> FilesystemWorld:
+        """Both effective filesystems with or without a GPU; ``exists`` says which paths
+        exist (default: the evidence's facts)."""
         nodes = device_nodes(self.candidate.filesystem, self.boundary.filesystem)
+        reading = _without_evidence if exists is None and self.evidence is None else None
+        exists = exists or self._exists
         pair = [
-            effective_filesystem(
+            reading(policy.filesystem, policy.landlock_compatibility, proxy, gpu, nodes)
+            if reading is not None
+            else effective_filesystem(
                 policy.filesystem,
                 compatibility=policy.landlock_compatibility,
                 proxy=proxy,
@@ -142,3 +149,18 @@ class FilesystemReading:
 
     def _exists(self, path: str) -> bool | None:
         return self.evidence.path_exists(path) if self.evidence is not None else None
+
+
+def _unknown(path: str) -> bool | None:
+    return None
+
+
+@lru_cache(maxsize=256)
+def _without_evidence(
+    fs: Filesystem, compatibility: str, proxy: bool, gpu: bool, nodes: tuple[str, ...]
+) -> EffectiveFilesystem:
+    """:func:`effective_filesystem` where nothing says which paths exist: it depends on
+    its arguments alone, so a policy checked again reuses it."""
+    return effective_filesystem(
+        fs, compatibility=compatibility, proxy=proxy, gpu=gpu, exists=_unknown, nodes=nodes
+    )
