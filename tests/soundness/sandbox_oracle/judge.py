@@ -1,0 +1,172 @@
+"""Judging a boundary verdict against the sandboxes the runtime builds.
+
+``within_boundary`` is unsound when, in some world, some action is allowed by the
+candidate's sandbox and refused by the boundary's, or when the runtime refuses the
+candidate outright (the verdict then describes no sandbox: the prover should answer
+``error``). ``exceeds_boundary`` is a false exceed when its witness is not allowed by
+the candidate's sandbox or is allowed by the boundary's (in the world the witness
+names). Verdicts are plain JSON (``outcome.model_dump(mode="json")``): nothing here
+knows the prover's types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+from tests.soundness.sandbox_oracle.actions import IPS, file_paths, is_possible_exe, network_space
+from tests.soundness.sandbox_oracle.errors import Unmodelled
+from tests.soundness.sandbox_oracle.image import Image
+from tests.soundness.sandbox_oracle.network import Request
+from tests.soundness.sandbox_oracle.sandbox import WORLDS, Sandbox, World, build_sandbox
+
+
+@dataclass(frozen=True)
+class Finding:
+    """``kind`` is ``unsound`` or ``false_exceed``; ``domain`` one of ``validation``,
+    ``filesystem``, ``identity``, ``network``, ``landlock``."""
+
+    kind: str
+    domain: str
+    detail: str
+
+
+def _pair(cand: str, bound: str, image: Image, world: World) -> tuple[Sandbox, Sandbox]:
+    return build_sandbox(cand, image, world), build_sandbox(bound, image, world)
+
+
+def first_excess(cand_text: str, bound_text: str, image: Image) -> Finding | None:
+    """An action the candidate's sandbox allows and the boundary's refuses, or None."""
+    for world in WORLDS:
+        cand, bound = _pair(cand_text, bound_text, image, world)
+        if not cand.runs:
+            continue
+        where = f"world(kernel_landlock={world.kernel_landlock}, binary_identity={world.binary_identity})"
+        if cand.identity is not None and not bound.allows_identity(cand.identity):
+            other = bound.identity if bound.runs else bound.aborted or "refused"
+            return Finding("unsound", "identity", f"{where}: runs as uid/gid {cand.identity}; boundary: {other}")
+        for path in file_paths(image, cand, bound):
+            for access in ("read", "write"):
+                if cand.allows_file(access, path) and not bound.allows_file(access, path):
+                    domain = "filesystem" if world.kernel_landlock else "landlock"
+                    why = f"{cand.landlock.why if cand.landlock else ''}"
+                    return Finding("unsound", domain, f"{where}: {access} {path} ({why}; boundary: {_why(bound)})")
+        if not world.kernel_landlock and cand.runs == bound.runs:
+            continue  # the network does not depend on Landlock
+        found = _network_excess(image, cand, bound, world)
+        if found is not None:
+            return Finding("unsound", "network", f"{where}: {found}")
+    return None
+
+
+def _why(sandbox: Sandbox) -> str:
+    if sandbox.refused:
+        return "refused: " + sandbox.refused[0]
+    if sandbox.aborted:
+        return "does not start: " + sandbox.aborted
+    return sandbox.landlock.why if sandbox.landlock else ""
+
+
+def _network_excess(image: Image, cand: Sandbox, bound: Sandbox, world: World) -> str | None:
+    combos, pairs, http = network_space(image, cand, bound, world.binary_identity)
+    for (exe, anc), (host, port) in product(combos, pairs):
+        chosen = None
+        for ip in IPS:
+            for kind in ("connect", "raw"):
+                req = Request(exe, anc, host, port, ip, kind)
+                if cand.allows_request(req):
+                    chosen = chosen or ip
+                    if not bound.allows_request(req):
+                        return _render(req)
+        if chosen is None:
+            continue
+        for method, path, query in http:
+            req = Request(exe, anc, host, port, chosen, "http", method, path, query)
+            if cand.allows_request(req) and not bound.allows_request(req):
+                return _render(req)
+    return None
+
+
+def _render(req: Request) -> str:
+    what = req.kind if req.kind != "http" else f"{req.method} {req.path} {dict(req.query) or ''}"
+    return f"exe={req.exe} ancestors={list(req.ancestors)} {req.host}:{req.port} ip={req.ip} {what}"
+
+
+def judge_witness(cand_text: str, bound_text: str, image: Image, cex: dict[str, Any]) -> str | None:
+    """Why the witness of an ``exceeds_boundary`` verdict is false, or None if it holds."""
+    domain = cex.get("domain")
+    if domain == "filesystem":
+        cand, bound = _pair(cand_text, bound_text, image, World())
+        access, path = cex["access"], cex["path"]
+        if not cand.allows_file(access, path):
+            return f"the candidate's sandbox cannot {access} {path} ({_why(cand)})"
+        if bound.allows_file(access, path):
+            return f"the boundary's sandbox can {access} {path} too ({_why(bound)})"
+        return None
+    if domain == "process":
+        cand, bound = _pair(cand_text, bound_text, image, World())
+        if not cand.runs or cand.identity is None:
+            return f"the candidate's sandbox runs nothing ({_why(cand)})"
+        if bound.allows_identity(cand.identity):
+            return f"both sandboxes run as uid/gid {cand.identity}"
+        return None
+    if domain == "landlock":
+        for world in (World(False, True),):
+            cand, bound = _pair(cand_text, bound_text, image, world)
+            if cand.runs and not bound.runs:
+                return None
+            for path in file_paths(image, cand, bound):
+                for access in ("read", "write"):
+                    if cand.allows_file(access, path) and not bound.allows_file(access, path):
+                        return None
+        return "on a kernel without Landlock the candidate's sandbox allows nothing the boundary's refuses"
+    if domain == "network":
+        return _network_witness(cand_text, bound_text, image, cex)
+    raise Unmodelled(f"counterexample domain {domain!r}")
+
+
+def _network_witness(cand_text: str, bound_text: str, image: Image, cex: dict[str, Any]) -> str | None:
+    if cex.get("trusted_gateway"):
+        raise Unmodelled("trusted gateway aliases")
+    identity = bool(cex["binary_identity_required"])
+    cand, bound = _pair(cand_text, bound_text, image, World(True, identity))
+    exe = cex.get("binary") or "/opt/oracle/unlisted"
+    ancestors = tuple(a for a in (cex.get("ancestor_binary"),) if a)
+    if identity:
+        for path in (exe, *ancestors):
+            if not is_possible_exe(image, path):
+                return f"no process has /proc/<pid>/exe = {path} (not a canonical file path in the image)"
+    base = dict(exe=exe, ancestors=ancestors, host=cex["host"], port=int(cex["port"]), ip=cex["destination_ip"])
+    if cex["protocol"] == "l4":
+        reqs = [Request(**base, kind="connect"), Request(**base, kind="raw")]
+    else:
+        query = tuple(sorted((k, tuple(v)) for k, v in (cex.get("query_params") or {}).items()))
+        reqs = [Request(**base, kind="http", method=cex["method"], path=cex["path"], query=query)]
+    if any(cand.allows_request(r) and not bound.allows_request(r) for r in reqs):
+        return None
+    if not any(cand.allows_request(r) for r in reqs):
+        return f"the candidate's sandbox refuses it ({_why(cand) or 'proxy decision'})"
+    return f"the boundary's sandbox allows it too ({_why(bound) or 'proxy decision'})"
+
+
+def judge(
+    cand_text: str, bound_text: str, image: Image, outcome: dict[str, Any]
+) -> list[Finding]:
+    """Every finding against one verdict (empty: the verdict stands)."""
+    verdict = outcome.get("verdict")
+    cand = build_sandbox(cand_text, image)
+    if verdict == "within_boundary":
+        if cand.refused:
+            return [Finding("unsound", "validation", f"the runtime refuses the candidate: {cand.refused[0]}")]
+        excess = first_excess(cand_text, bound_text, image)
+        return [excess] if excess else []
+    if verdict == "exceeds_boundary":
+        cex = outcome.get("counterexample")
+        if not cex:
+            return [Finding("false_exceed", "witness", "exceeds_boundary without a witness")]
+        if cand.refused:
+            return [Finding("false_exceed", "validation", f"the runtime refuses the candidate: {cand.refused[0]}")]
+        why = judge_witness(cand_text, bound_text, image, cex)
+        return [Finding("false_exceed", str(cex.get("domain")), why)] if why else []
+    return []
