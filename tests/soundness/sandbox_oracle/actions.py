@@ -22,7 +22,12 @@ from tests.soundness.sandbox_oracle.filesystem import (
     normalize_path,
 )
 from tests.soundness.sandbox_oracle.image import Image, join, parent
-from tests.soundness.sandbox_oracle.network import Request, binary_allowed, endpoint_matches
+from tests.soundness.sandbox_oracle.network import (
+    Request,
+    binary_allowed,
+    canonical_path,
+    endpoint_matches,
+)
 from tests.soundness.sandbox_oracle.policy import Policy
 from tests.soundness.sandbox_oracle.sandbox import Sandbox
 
@@ -80,16 +85,26 @@ def executables(image: Image, *sandboxes: Sandbox) -> list[str]:
                 for inst in _instances(b, "/") if "*" in b else {b}:
                     real = image.resolve(inst)
                     found.add(real if real else inst)
-    return sorted(p for p in found if is_possible_exe(image, p))
+    return sorted(p for p in found if is_possible_exe(image, p, sandboxes[0]))
 
 
-def is_possible_exe(image: Image, path: str) -> bool:
-    """A ``/proc/<pid>/exe`` value: absolute, canonical (no component a symlink), and
-    not a directory. A file missing from the image may be created and run."""
+def is_possible_exe(image: Image, path: str, sandbox: Sandbox | None = None) -> bool:
+    """A ``/proc/<pid>/exe`` value: absolute, canonical (no component a symlink), not a
+    directory, and either a file of the image or one ``sandbox``'s process may create
+    (its nearest existing ancestor writable there; no sandbox given: any)."""
     if not path.startswith("/") or path != normalize_path(path) or path == "/":
         return False
-    walked = image._walk(path, follow_last=False)
-    return walked == path and path not in image.symlinks and path not in image.dirs
+    if path in image.files:
+        return True
+    if path in image.symlinks or path in image.dirs:
+        return False
+    head = parent(path)
+    first_missing = path
+    while head not in image.dirs:
+        if head in image.symlinks or head in image.files:
+            return False
+        first_missing, head = head, parent(head)
+    return sandbox is None or sandbox.allows_file("write", first_missing)
 
 
 def _signature(items: list, key) -> list:  # type: ignore[no-untyped-def]
@@ -129,7 +144,7 @@ def network_space(
     for ep in endpoints:
         for pattern in [ep.path, *(m.path for m in (*ep.rules, *ep.deny_rules))]:
             if pattern:
-                paths |= {p if p.startswith("/") else "/" + p for p in _instances(pattern, "/")}
+                paths |= {canonical_path("/" + p) for p in _instances(pattern, "/")}
         for m in (*ep.rules, *ep.deny_rules):
             for key, (_, globs) in m.query:
                 values = {v for g in globs for v in _instances(g, "")} | {"zz"}

@@ -85,9 +85,7 @@ def baseline_paths(proxy: bool, image: Image) -> tuple[list[str], list[str]]:
     return [p for p in ro if p not in rw], rw
 
 
-def enriched_filesystem(
-    policy: Policy, image: Image
-) -> tuple[bool, list[str], list[str]] | None:
+def enriched_filesystem(policy: Policy, image: Image) -> tuple[bool, list[str], list[str]] | None:
     """The proto filesystem section after ``enrich_proto_baseline_paths`` (None: absent)."""
     ro, rw = baseline_paths(bool(policy.rules), image)
     if not ro and not rw:

@@ -78,4 +78,6 @@ def patterns_overlap(left: str, right: str, delimiter: str) -> bool:
 def _partial(pattern: str, delimiter: str) -> bool:
     if not delimiter:
         return "*" in pattern or "?" in pattern
-    return any(("*" in seg or "?" in seg) and seg not in ("*", "**") for seg in pattern.split(delimiter))
+    return any(
+        ("*" in seg or "?" in seg) and seg not in ("*", "**") for seg in pattern.split(delimiter)
+    )

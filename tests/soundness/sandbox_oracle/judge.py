@@ -42,16 +42,36 @@ def first_excess(cand_text: str, bound_text: str, image: Image) -> Finding | Non
         cand, bound = _pair(cand_text, bound_text, image, world)
         if not cand.runs:
             continue
-        where = f"world(kernel_landlock={world.kernel_landlock}, binary_identity={world.binary_identity})"
+        where = f"world(landlock={world.kernel_landlock}, binary_identity={world.binary_identity})"
+        if bound.refused:
+            return Finding(
+                "unsound", "validation", f"the runtime refuses the boundary: {bound.refused[0]}"
+            )
+        if bound.aborted is not None:
+            # The boundary's sandbox never starts here, the candidate's does.
+            domain = "boundary-aborts" if world.kernel_landlock else "landlock"
+            return Finding(
+                "unsound",
+                domain,
+                f"{where}: the boundary's sandbox does not start ({bound.aborted})",
+            )
         if cand.identity is not None and not bound.allows_identity(cand.identity):
             other = bound.identity if bound.runs else bound.aborted or "refused"
-            return Finding("unsound", "identity", f"{where}: runs as uid/gid {cand.identity}; boundary: {other}")
+            return Finding(
+                "unsound",
+                "identity",
+                f"{where}: runs as uid/gid {cand.identity}; boundary: {other}",
+            )
         for path in file_paths(image, cand, bound):
             for access in ("read", "write"):
                 if cand.allows_file(access, path) and not bound.allows_file(access, path):
                     domain = "filesystem" if world.kernel_landlock else "landlock"
                     why = f"{cand.landlock.why if cand.landlock else ''}"
-                    return Finding("unsound", domain, f"{where}: {access} {path} ({why}; boundary: {_why(bound)})")
+                    return Finding(
+                        "unsound",
+                        domain,
+                        f"{where}: {access} {path} ({why}; boundary: {_why(bound)})",
+                    )
         if not world.kernel_landlock and cand.runs == bound.runs:
             continue  # the network does not depend on Landlock
         found = _network_excess(image, cand, bound, world)
@@ -120,13 +140,15 @@ def judge_witness(cand_text: str, bound_text: str, image: Image, cex: dict[str, 
                 for access in ("read", "write"):
                     if cand.allows_file(access, path) and not bound.allows_file(access, path):
                         return None
-        return "on a kernel without Landlock the candidate's sandbox allows nothing the boundary's refuses"
+        return "without Landlock in the kernel the candidate allows nothing the boundary refuses"
     if domain == "network":
         return _network_witness(cand_text, bound_text, image, cex)
     raise Unmodelled(f"counterexample domain {domain!r}")
 
 
-def _network_witness(cand_text: str, bound_text: str, image: Image, cex: dict[str, Any]) -> str | None:
+def _network_witness(
+    cand_text: str, bound_text: str, image: Image, cex: dict[str, Any]
+) -> str | None:
     if cex.get("trusted_gateway"):
         raise Unmodelled("trusted gateway aliases")
     identity = bool(cex["binary_identity_required"])
@@ -135,9 +157,20 @@ def _network_witness(cand_text: str, bound_text: str, image: Image, cex: dict[st
     ancestors = tuple(a for a in (cex.get("ancestor_binary"),) if a)
     if identity:
         for path in (exe, *ancestors):
-            if not is_possible_exe(image, path):
-                return f"no process has /proc/<pid>/exe = {path} (not a canonical file path in the image)"
-    base = dict(exe=exe, ancestors=ancestors, host=cex["host"], port=int(cex["port"]), ip=cex["destination_ip"])
+            if not is_possible_exe(image, path, cand):
+                if is_possible_exe(image, path):
+                    return (
+                        f"[absent-exe] no process can have /proc/<pid>/exe = {path}: no such file "
+                        "in the image, and the candidate's process cannot create it"
+                    )
+                return f"[symlink-exe] no process has /proc/<pid>/exe = {path}: not canonical"
+    base = dict(
+        exe=exe,
+        ancestors=ancestors,
+        host=cex["host"],
+        port=int(cex["port"]),
+        ip=cex["destination_ip"],
+    )
     if cex["protocol"] == "l4":
         reqs = [Request(**base, kind="connect"), Request(**base, kind="raw")]
     else:
@@ -150,15 +183,17 @@ def _network_witness(cand_text: str, bound_text: str, image: Image, cex: dict[st
     return f"the boundary's sandbox allows it too ({_why(bound) or 'proxy decision'})"
 
 
-def judge(
-    cand_text: str, bound_text: str, image: Image, outcome: dict[str, Any]
-) -> list[Finding]:
+def judge(cand_text: str, bound_text: str, image: Image, outcome: dict[str, Any]) -> list[Finding]:
     """Every finding against one verdict (empty: the verdict stands)."""
     verdict = outcome.get("verdict")
     cand = build_sandbox(cand_text, image)
     if verdict == "within_boundary":
         if cand.refused:
-            return [Finding("unsound", "validation", f"the runtime refuses the candidate: {cand.refused[0]}")]
+            return [
+                Finding(
+                    "unsound", "validation", f"the runtime refuses the candidate: {cand.refused[0]}"
+                )
+            ]
         excess = first_excess(cand_text, bound_text, image)
         return [excess] if excess else []
     if verdict == "exceeds_boundary":
@@ -166,7 +201,18 @@ def judge(
         if not cex:
             return [Finding("false_exceed", "witness", "exceeds_boundary without a witness")]
         if cand.refused:
-            return [Finding("false_exceed", "validation", f"the runtime refuses the candidate: {cand.refused[0]}")]
+            return [
+                Finding(
+                    "false_exceed",
+                    "validation",
+                    f"the runtime refuses the candidate: {cand.refused[0]}",
+                )
+            ]
         why = judge_witness(cand_text, bound_text, image, cex)
-        return [Finding("false_exceed", str(cex.get("domain")), why)] if why else []
+        if why is None:
+            return []
+        domain = "candidate-aborts" if cand.aborted is not None else str(cex.get("domain"))
+        if why.startswith("[") and "]" in why:
+            domain += ":" + why[1 : why.index("]")]
+        return [Finding("false_exceed", domain, why)]
     return []

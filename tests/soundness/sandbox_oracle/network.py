@@ -189,7 +189,9 @@ def _ep_path_matches(ep: Endpoint, path: str) -> bool:
 def _allows_http(ep: Endpoint, req: Request) -> bool:
     """``request_allowed_for_endpoint`` (REST): method, path and query of one rule."""
     return any(
-        method_matches(req.method, r.method) and path_matches(req.path, r.path) and _allow_query(req, r)
+        method_matches(req.method, r.method)
+        and path_matches(req.path, r.path)
+        and _allow_query(req, r)
         for r in ep.rules
     )
 
@@ -197,8 +199,11 @@ def _allows_http(ep: Endpoint, req: Request) -> bool:
 def _denies_http(ep: Endpoint, req: Request) -> bool:
     """``request_denied_for_endpoint``: a deny rule without method or path never fires."""
     return any(
-        bool(d.method) and bool(d.path) and method_matches(req.method, d.method)
-        and path_matches(req.path, d.path) and _deny_query(req, d)
+        bool(d.method)
+        and bool(d.path)
+        and method_matches(req.method, d.method)
+        and path_matches(req.path, d.path)
+        and _deny_query(req, d)
         for d in ep.deny_rules
     )
 
@@ -216,8 +221,10 @@ def _destination_ok(data: list[DataRule], req: Request, identity_required: bool)
     ip = ipaddress.ip_address(req.ip)
     exact = any(
         binary_allowed(rule, req, identity_required)
-        and any("*" not in ep.host and ep.host.lower() == req.host.lower() and req.port in ep.ports
-                for ep in rule.endpoints)
+        and any(
+            "*" not in ep.host and ep.host.lower() == req.host.lower() and req.port in ep.ports
+            for ep in rule.endpoints
+        )
         for rule in data
     )
     if exact:
@@ -226,20 +233,39 @@ def _destination_ok(data: list[DataRule], req: Request, identity_required: bool)
     return ip.is_global
 
 
+def canonical_path(path: str) -> str:
+    """``canonicalize_request_target`` (``l7/path.rs``) for plain paths: ``/`` plus the
+    non-empty segments joined (no trailing ``/``); ``.``, ``..`` and percent-escapes
+    are unmodelled."""
+    if not path.startswith("/") or "%" in path or "?" in path or "#" in path:
+        raise Unmodelled(f"request path {path!r} needs canonicalisation")
+    segments = [s for s in path.split("/") if s]
+    if any(s in (".", "..") for s in segments):
+        raise Unmodelled(f"request path {path!r} has dot segments")
+    return "/" + "/".join(segments)
+
+
 def decide(data: list[DataRule], req: Request, identity_required: bool) -> bool:
     """Does the sandbox let ``req`` through (audit counts as through)?"""
-    if req.kind == "http" and ("%" in req.path or not req.path.startswith("/") or
-                               any(p in ("", ".", "..") for p in req.path.split("/")[1:-1])):
-        raise Unmodelled(f"request path {req.path!r} needs canonicalisation")
+    if req.kind == "http":
+        canonical = canonical_path(req.path)
+        if canonical != req.path:
+            req = Request(**{**req.__dict__, "path": canonical})
     if "*" in req.host:
         return False
-    matched = [r for r in data if any(endpoint_matches(ep, req) for ep in r.endpoints)
-               and binary_allowed(r, req, identity_required)]
+    matched = [
+        r
+        for r in data
+        if any(endpoint_matches(ep, req) for ep in r.endpoints)
+        and binary_allowed(r, req, identity_required)
+    ]
     if not matched:
         return False
     if not _destination_ok(data, req, identity_required):
         return False
-    configs = [ep for r in matched for ep in r.endpoints if endpoint_matches(ep, req) and _extended(ep)]
+    configs = [
+        ep for r in matched for ep in r.endpoints if endpoint_matches(ep, req) and _extended(ep)
+    ]
     l7 = [ep for ep in configs if ep.protocol.lower() in ("rest",)]
     if any(ep.protocol.lower() not in ("rest",) for ep in configs):
         raise Unmodelled("an L7 protocol other than rest")
@@ -255,11 +281,15 @@ def decide(data: list[DataRule], req: Request, identity_required: bool) -> bool:
     best = max(_specificity(ep.path) for ep in candidates)
     chosen = [ep for ep in candidates if _specificity(ep.path) == best][-1]
     allowed = any(
-        _allows_http(ep, req) for r in matched for ep in r.endpoints
+        _allows_http(ep, req)
+        for r in matched
+        for ep in r.endpoints
         if endpoint_matches(ep, req) and _ep_path_matches(ep, req.path)
     )
     denied = any(
-        _denies_http(ep, req) for r in matched for ep in r.endpoints
+        _denies_http(ep, req)
+        for r in matched
+        for ep in r.endpoints
         if endpoint_matches(ep, req) and _ep_path_matches(ep, req.path)
     )
     if allowed and not denied:

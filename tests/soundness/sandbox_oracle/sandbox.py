@@ -68,7 +68,11 @@ class Sandbox:
         return not self.refused and self.aborted is None
 
     def allows_file(self, access: str, path: str) -> bool:
-        return self.runs and self.landlock is not None and self.landlock.allows(self.image, access, path)
+        return (
+            self.runs
+            and self.landlock is not None
+            and self.landlock.allows(self.image, access, path)
+        )
 
     def allows_identity(self, ids: tuple[int, int]) -> bool:
         return self.runs and self.identity == ids

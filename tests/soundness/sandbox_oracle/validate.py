@@ -148,7 +148,9 @@ def _endpoint_problems(ep: Endpoint) -> list[str]:
                 out.append(f"protocol tcp endpoint has invalid DNS host selector: {problem}")
     if not ep.ports:
         out.append(f"endpoint '{ep.host}' must declare at least one port")
-    out.extend(f"endpoint '{ep.host}' has invalid port {p}" for p in ep.ports if not 1 <= p <= 65535)
+    out.extend(
+        f"endpoint '{ep.host}' has invalid port {p}" for p in ep.ports if not 1 <= p <= 65535
+    )
     if "*" in ep.host and (ep.host.startswith("*.") or ep.host.startswith("**.")):
         if len(ep.host.split(".")) <= 2:
             out.append(f"TLD wildcard '{ep.host}' is not allowed")
@@ -168,7 +170,9 @@ def _endpoint_problems(ep: Endpoint) -> list[str]:
 
 def _contributes_pipeline(ep: Endpoint) -> bool:
     """``endpoint_contributes_request_pipeline_metadata``."""
-    return (bool(ep.protocol) and ep.protocol.lower() != "tcp") or bool(ep.allowed_ips) or bool(ep.tls)
+    return (
+        (bool(ep.protocol) and ep.protocol.lower() != "tcp") or bool(ep.allowed_ips) or bool(ep.tls)
+    )
 
 
 def _specificity(path: str) -> int:
@@ -229,7 +233,9 @@ def ambiguities(policy: Policy) -> list[str]:
                 if _norm_enforcement(left.enforcement) != _norm_enforcement(right.enforcement):
                     conflicts.append("enforcement")
             if conflicts:
-                out.append(f"'{ln}' endpoint[{li}] and '{rn}' endpoint[{ri}]: {', '.join(conflicts)}")
+                out.append(
+                    f"'{ln}' endpoint[{li}] and '{rn}' endpoint[{ri}]: {', '.join(conflicts)}"
+                )
     return out
 
 
