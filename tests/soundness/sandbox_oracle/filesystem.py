@@ -151,17 +151,23 @@ class Landlock:
         return False
 
 
-def landlock_for(
-    policy: Policy, image: Image, kernel_landlock: bool, current_user_mode: bool = False
-) -> Landlock:
-    """Raises :class:`SandboxDoesNotStart` where the supervisor aborts."""
+def effective_lists(policy: Policy, image: Image) -> tuple[list[str], list[str], bool]:
+    """(read-only, read-write, hard requirement) as ``prepare_with_path_open_mode``
+    receives and extends them (the workdir appended)."""
     fs = enriched_filesystem(policy, image)
     include, read_only, read_write = fs if fs is not None else (True, [], [])
     read_only = [normalize_path(p) for p in read_only]
     read_write = [normalize_path(p) for p in read_write]
-    hard = policy.landlock == "hard_requirement"
     if include and image.workdir is not None and normalize_path(image.workdir) not in read_write:
         read_write.append(image.workdir)
+    return read_only, read_write, policy.landlock == "hard_requirement"
+
+
+def landlock_for(
+    policy: Policy, image: Image, kernel_landlock: bool, current_user_mode: bool = False
+) -> Landlock:
+    """Raises :class:`SandboxDoesNotStart` where the supervisor aborts."""
+    read_only, read_write, hard = effective_lists(policy, image)
     if not read_only and not read_write:
         return Landlock(None, "no Landlock: both filesystem lists are empty")
     if not kernel_landlock:
