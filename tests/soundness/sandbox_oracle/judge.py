@@ -25,15 +25,21 @@ from tests.soundness.sandbox_oracle.sandbox import WORLDS, Sandbox, World, build
 @dataclass(frozen=True)
 class Finding:
     """``kind`` is ``unsound`` or ``false_exceed``; ``domain`` one of ``validation``,
-    ``filesystem``, ``identity``, ``network``, ``landlock``."""
+    ``filesystem``, ``identity``, ``network``, ``landlock`` (and finer labels).
+    ``witness`` is the excess action shaped as a prover counterexample, when there is one."""
 
     kind: str
     domain: str
     detail: str
+    witness: dict[str, Any] | None = None
 
 
 def _pair(cand: str, bound: str, image: Image, world: World) -> tuple[Sandbox, Sandbox]:
     return build_sandbox(cand, image, world), build_sandbox(bound, image, world)
+
+
+def _landlock_witness() -> dict[str, Any]:
+    return {"domain": "landlock", "boundary": "hard_requirement", "candidate": "best_effort"}
 
 
 def first_excess(cand_text: str, bound_text: str, image: Image) -> Finding | None:
@@ -44,40 +50,64 @@ def first_excess(cand_text: str, bound_text: str, image: Image) -> Finding | Non
             continue
         where = f"world(landlock={world.kernel_landlock}, binary_identity={world.binary_identity})"
         if bound.refused:
-            return Finding(
-                "unsound", "validation", f"the runtime refuses the boundary: {bound.refused[0]}"
-            )
+            why = f"the runtime refuses the boundary: {bound.refused[0]}"
+            return Finding("unsound", "validation", why)
         if bound.aborted is not None:
             # The boundary's sandbox never starts here, the candidate's does.
-            domain = "boundary-aborts" if world.kernel_landlock else "landlock"
-            return Finding(
-                "unsound",
-                domain,
-                f"{where}: the boundary's sandbox does not start ({bound.aborted})",
-            )
+            kernel = world.kernel_landlock
+            why = f"{where}: the boundary's sandbox does not start ({bound.aborted})"
+            witness = None if kernel else _landlock_witness()
+            return Finding("unsound", "boundary-aborts" if kernel else "landlock", why, witness)
         if cand.identity is not None and not bound.allows_identity(cand.identity):
-            other = bound.identity if bound.runs else bound.aborted or "refused"
-            return Finding(
-                "unsound",
-                "identity",
-                f"{where}: runs as uid/gid {cand.identity}; boundary: {other}",
-            )
+            field = "run_as_user" if cand.identity[0] != bound.identity[0] else "run_as_group"
+            index = 0 if field == "run_as_user" else 1
+            witness = {
+                "domain": "process",
+                "field": field,
+                "boundary": str(bound.identity[index]),
+                "candidate": str(cand.identity[index]),
+            }
+            why = f"{where}: runs as uid/gid {cand.identity}; boundary: {bound.identity}"
+            return Finding("unsound", "identity", why, witness)
         for path in file_paths(image, cand, bound):
             for access in ("read", "write"):
                 if cand.allows_file(access, path) and not bound.allows_file(access, path):
-                    domain = "filesystem" if world.kernel_landlock else "landlock"
+                    kernel = world.kernel_landlock
                     why = f"{cand.landlock.why if cand.landlock else ''}"
-                    return Finding(
-                        "unsound",
-                        domain,
-                        f"{where}: {access} {path} ({why}; boundary: {_why(bound)})",
+                    detail = f"{where}: {access} {path} ({why}; boundary: {_why(bound)})"
+                    witness = (
+                        {"domain": "filesystem", "access": access, "path": path}
+                        if kernel
+                        else _landlock_witness()
                     )
+                    domain = "filesystem" if kernel else "landlock"
+                    return Finding("unsound", domain, detail, witness)
         if not world.kernel_landlock and cand.runs == bound.runs:
             continue  # the network does not depend on Landlock
         found = _network_excess(image, cand, bound, world)
         if found is not None:
-            return Finding("unsound", "network", f"{where}: {found}")
+            return Finding(
+                "unsound", "network", f"{where}: {_render(found)}", _network_cex(found, world)
+            )
     return None
+
+
+def _network_cex(req: Request, world: World) -> dict[str, Any]:
+    http = req.kind == "http"
+    return {
+        "domain": "network",
+        "binary": req.exe,
+        "ancestor_binary": req.ancestors[0] if req.ancestors else None,
+        "binary_identity_required": world.binary_identity,
+        "host": req.host,
+        "destination_ip": req.ip,
+        "trusted_gateway": False,
+        "port": req.port,
+        "protocol": "rest" if http else "l4",
+        "method": req.method if http else None,
+        "path": req.path if http else None,
+        "query_params": {k: list(v) for k, v in req.query} or None,
+    }
 
 
 def _why(sandbox: Sandbox) -> str:
@@ -88,7 +118,7 @@ def _why(sandbox: Sandbox) -> str:
     return sandbox.landlock.why if sandbox.landlock else ""
 
 
-def _network_excess(image: Image, cand: Sandbox, bound: Sandbox, world: World) -> str | None:
+def _network_excess(image: Image, cand: Sandbox, bound: Sandbox, world: World) -> Request | None:
     combos, pairs, http = network_space(image, cand, bound, world.binary_identity)
     for (exe, anc), (host, port) in product(combos, pairs):
         chosen = None
@@ -98,13 +128,13 @@ def _network_excess(image: Image, cand: Sandbox, bound: Sandbox, world: World) -
                 if cand.allows_request(req):
                     chosen = chosen or ip
                     if not bound.allows_request(req):
-                        return _render(req)
+                        return req
         if chosen is None:
             continue
         for method, path, query in http:
             req = Request(exe, anc, host, port, chosen, "http", method, path, query)
             if cand.allows_request(req) and not bound.allows_request(req):
-                return _render(req)
+                return req
     return None
 
 
