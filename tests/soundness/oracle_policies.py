@@ -49,6 +49,14 @@ BINARIES = (
 )
 IDENTITIES = ("sandbox", "1000", "1001", "1002", "100")
 BAD_IDENTITIES = ("agent", "root", "0")
+#: Names of one thing an author may write: a link, its target, a merged-/usr alias.
+ALIASES = (
+    ("/usr/bin/curl", "/bin/curl"),
+    ("/usr/bin/python3.11", "/usr/bin/python3", "/usr/bin/py"),
+    ("/sandbox", "/work"),
+    ("/tmp", "/etc/alt", "/tmp/"),
+    ("api.example.com", "*.example.com", "**.example.com"),
+)
 PATHS = ("/**", "/repos/*", "/api/**", "/repos/*/issues")
 
 
@@ -142,8 +150,33 @@ def _lists(policy: dict[str, Any]) -> list[list[Any]]:
     return found
 
 
+def _alias(value: str, rng: random.Random) -> str:
+    for group in ALIASES:
+        if value in group:
+            return rng.choice([v for v in group if v != value])
+    return value
+
+
+def _swap_alias(policy: dict[str, Any], rng: random.Random) -> None:
+    """Rewrite one binary, path or host as another name of the same thing (or a
+    wider host pattern)."""
+    slots: list[tuple[Any, Any]] = []
+    fs = policy.get("filesystem_policy") or {}
+    for key in ("read_only", "read_write"):
+        slots += [(fs[key], i) for i in range(len(fs.get(key) or []))]
+    for rule in (policy.get("network_policies") or {}).values():
+        slots += [(b, "path") for b in rule.get("binaries") or []]
+        slots += [(e, "host") for e in rule.get("endpoints") or []]
+    if slots:
+        holder, key = rng.choice(slots)
+        holder[key] = _alias(holder[key], rng)
+
+
 def mutate(policy: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """One edit of ``policy`` (in place); returns it."""
+    if rng.random() < 0.2:
+        _swap_alias(policy, rng)
+        return policy
     choice = rng.random()
     lists = _lists(policy)
     if choice < 0.45 and lists:

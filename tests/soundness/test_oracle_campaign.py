@@ -1,0 +1,43 @@
+"""The oracle campaign in the suite: a small seeded run judged by the independent oracle.
+
+Against the current prover this finds unsound passes and false exceeds (the runtime's
+reading is not modelled yet: Landlock off, baseline paths, symlinked binaries, primary
+gids, refusals), so the strict assertion is marked ``xfail``; flip it when the
+effective-policy stage lands. The other tests hold today.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.soundness.oracle_campaign import Summary, pair_inputs, run_pair
+
+SEED = 20_261_204
+PAIRS = 40
+
+
+@pytest.fixture(scope="module")
+def summary() -> Summary:
+    result = Summary()
+    for index in range(PAIRS):
+        result.add(run_pair(SEED, index))
+    return result
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 22: the prover on main does not model the runtime's effective policy yet",
+)
+def test_no_unsound_pass_and_no_false_exceed(summary: Summary) -> None:
+    assert (summary.unsound, summary.false_exceeds) == (0, 0), summary.report(SEED)
+
+
+def test_the_campaign_exercises_every_verdict_and_models_the_pairs(summary: Summary) -> None:
+    assert summary.verdicts["within_boundary"] >= PAIRS // 4, summary.report(SEED)
+    assert summary.verdicts["exceeds_boundary"] >= PAIRS // 8, summary.report(SEED)
+    assert sum(summary.skipped.values()) <= PAIRS // 10, summary.report(SEED)
+
+
+def test_pairs_are_rebuilt_from_seed_and_index() -> None:
+    assert pair_inputs(SEED, 3) == pair_inputs(SEED, 3)
+    assert pair_inputs(SEED, 3) != pair_inputs(SEED, 4)
