@@ -295,6 +295,25 @@ def test_audit_forwards_a_denied_request() -> None:
     assert build_sandbox(text, BASE).allows_request(req)
 
 
+def test_the_proxy_selects_a_configuration_by_its_own_path_matcher() -> None:
+    # select_l7_config_for_path uses endpoint_path::matches (`/api/**` matches `/api`),
+    # the Rego's endpoint_matches_l7_request uses glob.match (it does not): the request
+    # meets an enforcing configuration that no allow rule of it can match.
+    text = NET + (
+        "      - host: api.example.com\n        port: 443\n        protocol: rest\n"
+        "        path: /api/**\n        enforcement: ENFORCE\n        access: full\n"
+    )
+    sandbox = build_sandbox(text.replace("ENFORCE", "enforce"), BASE)
+    at = Request("/usr/bin/curl", (), "api.example.com", 443, IP, "http", "GET", "/api")
+    below = Request("/usr/bin/curl", (), "api.example.com", 443, IP, "http", "GET", "/api/x")
+    other = Request("/usr/bin/curl", (), "api.example.com", 443, IP, "http", "GET", "/x")
+    assert not sandbox.allows_request(at) and sandbox.allows_request(below)
+    assert not sandbox.allows_request(other)
+    audit = build_sandbox(text.replace("ENFORCE", "audit"), BASE)
+    # audit forwards a denied request of a selected configuration, not an unselected one
+    assert audit.allows_request(at) and not audit.allows_request(other)
+
+
 def test_binary_symlinks_resolve_in_the_last_component_only() -> None:
     # resolve_binary_in_container: /usr/bin/py -> python3 -> python3.11 (chain followed);
     # /bin/curl with /bin -> usr/bin is not a symlink itself: matched literally, by no exe.

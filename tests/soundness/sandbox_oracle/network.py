@@ -186,6 +186,21 @@ def _ep_path_matches(ep: Endpoint, path: str) -> bool:
     return ep.path == "" or path_matches(path, ep.path)
 
 
+def config_path_matches(pattern: str, path: str) -> bool:
+    """``openshell_core::endpoint_path::matches`` (``openshell-core/src/endpoint_path.rs``),
+    which ``select_l7_config_for_path`` uses, unlike the Rego: ``/v1/**`` also matches
+    ``/v1``, the prefix before ``/**`` is literal, and a glob's ``*`` crosses ``/``
+    (the ``glob`` crate's default); a ``**`` that is not a whole component is invalid."""
+    if pattern == path or pattern in ("", "**", "/**"):
+        return True
+    if pattern.endswith("/**"):
+        prefix = pattern[: -len("/**")]
+        return path == prefix or path.startswith(prefix + "/")
+    if any("**" in part and part != "**" for part in pattern.split("/")):
+        return False
+    return glob_match(pattern, "", path)
+
+
 def _allows_http(ep: Endpoint, req: Request) -> bool:
     """``request_allowed_for_endpoint`` (REST): method, path and query of one rule."""
     return any(
@@ -275,7 +290,7 @@ def decide(data: list[DataRule], req: Request, identity_required: bool) -> bool:
         return True  # raw L4: any bytes pass
     if req.kind == "raw":
         return False
-    candidates = [ep for ep in l7 if _ep_path_matches(ep, req.path)]
+    candidates = [ep for ep in l7 if config_path_matches(ep.path, req.path)]
     if not candidates:
         return False
     best = max(_specificity(ep.path) for ep in candidates)
