@@ -220,6 +220,8 @@ IDENTITY_ROWS = [
     ("version: 1\n", {"user": "sandbox:agent"}, (1000, 1001)),
     ("version: 1\nprocess: {run_as_user: '1001'}\n", {}, (1001, 100)),
     ("version: 1\nprocess: {run_as_group: sandbox}\n", {}, (1000, 1000)),
+    # u32 parsing takes a leading '+' (is_valid_sandbox_identity, drop_privileges)
+    ("version: 1\nprocess: {run_as_user: '+1001', run_as_group: '+7'}\n", {}, (1001, 7)),
     # DriverIdentity::Resolved overwrites both fields
     ("version: 1\nprocess: {run_as_user: '1001'}\n", {"driver": "kubernetes"}, (1000, 1000)),
     # DriverIdentity::None: `sandbox`, names through /etc/passwd and /etc/group

@@ -22,10 +22,11 @@ from __future__ import annotations
 from tests.soundness.sandbox_oracle.filesystem import SandboxDoesNotStart
 from tests.soundness.sandbox_oracle.image import Image
 from tests.soundness.sandbox_oracle.policy import Policy
+from tests.soundness.sandbox_oracle.validate import rust_u32
 
 
 def _u32(value: str) -> int | None:
-    return int(value) if value.isdigit() and value.isascii() and int(value) < 2**32 else None
+    return rust_u32(value)
 
 
 def _oci(image: Image, user: str, group: str) -> tuple[str, str, int | None, int | None]:
@@ -101,7 +102,7 @@ def process_identity(policy: Policy, image: Image) -> tuple[int, int]:
     if resolved_uid is not None:
         uid = resolved_uid
     elif _u32(user) is not None:
-        uid = int(user)
+        uid = _u32(user)
     elif user in image.passwd:
         uid = image.passwd[user][0]
     else:
@@ -109,7 +110,7 @@ def process_identity(policy: Policy, image: Image) -> tuple[int, int]:
     if resolved_gid is not None:
         gid = resolved_gid
     elif _u32(group) is not None:
-        gid = int(group)
+        gid = _u32(group)
     elif group in image.groups:
         gid = image.groups[group]
     else:

@@ -31,13 +31,21 @@ L7_PROTOCOLS = ("rest", "websocket", "graphql", "sql", "json-rpc", "mcp")
 _LABEL = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
 
 
+def rust_u32(value: str) -> int | None:
+    """``str::parse::<u32>``: ASCII digits with an optional leading ``+``."""
+    digits = value[1:] if value.startswith("+") else value
+    if not digits or not digits.isascii() or not digits.isdigit():
+        return None
+    number = int(digits)
+    return number if number < 2**32 else None
+
+
 def is_valid_sandbox_identity(value: str) -> bool:
-    """``is_valid_sandbox_identity``: ``sandbox`` or a decimal u32 in range."""
+    """``is_valid_sandbox_identity``: ``sandbox`` or a u32 in range."""
     if value == "sandbox":
         return True
-    if not value.isdigit() or not value.isascii():
-        return False  # Rust's u32 parse accepts a leading '+': unmodelled, refused here
-    return MIN_UID <= int(value) <= MAX_UID
+    number = rust_u32(value)
+    return number is not None and MIN_UID <= number <= MAX_UID
 
 
 def _has_parent_component(path: str) -> bool:
