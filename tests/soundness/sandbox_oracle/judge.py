@@ -115,6 +115,8 @@ def _why(sandbox: Sandbox) -> str:
         return "refused: " + sandbox.refused[0]
     if sandbox.aborted:
         return "does not start: " + sandbox.aborted
+    if sandbox.fallback:
+        return "the engine refuses it, restrictive default instead: " + sandbox.fallback[0]
     return sandbox.landlock.why if sandbox.landlock else ""
 
 
