@@ -1,13 +1,16 @@
 """The soundness campaign judged by the independent sandbox oracle (issue 22).
 
     python benchmarks/oracle_campaign.py [--seed N] [--pairs N] [--start I] [--shrink] [--show N]
+        [--no-evidence]
 
 Each pair (seed, index) draws an image, its evidence document and a candidate/boundary
 pair; the prover's verdict (``prover.api.check_boundary`` with that evidence) is judged
 by ``tests/soundness/sandbox_oracle``, which is written from OpenShell's source and
 imports nothing from the prover. Prints the verdict mix, the pairs the oracle does not
 model, unsound passes and false exceeds by domain, and one example of each (shrunk with
-``--shrink``). Exits 1 if any verdict was unsound or a false exceed.
+``--shrink``). ``--no-evidence`` checks without the evidence document and judges only
+``within_boundary`` (which must then hold in every image). Exits 1 if any verdict was
+unsound or a false exceed.
 """
 
 from __future__ import annotations
@@ -29,11 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--shrink", action="store_true", help="shrink each example shown")
     parser.add_argument("--show", type=int, default=20, help="examples printed (one per kind)")
+    parser.add_argument("--no-evidence", action="store_true", help="judge within verdicts only")
     args = parser.parse_args(argv)
     summary = Summary()
     start = time.perf_counter()
     for index in range(args.start, args.start + args.pairs):
-        summary.add(run_pair(args.seed, index))
+        summary.add(run_pair(args.seed, index, evidence=not args.no_evidence))
     print(summary.report(args.seed))
     print(f"wall: {time.perf_counter() - start:.1f} s")
     for _, result in sorted(summary.examples.items())[: args.show]:

@@ -33,21 +33,27 @@ class PairResult:
     image: Image
     findings: list[Finding] = field(default_factory=list)
     skipped: str | None = None
+    evidence: bool = True
 
 
-def run_prover(candidate: str, boundary: str, image: Image) -> dict[str, Any]:
+def run_prover(
+    candidate: str, boundary: str, image: Image, evidence: bool = True
+) -> dict[str, Any]:
     from prover.api import check_boundary
 
-    result = check_boundary(
-        candidate, boundary, timeout_ms=TIMEOUT_MS, environment=evidence_document(image)
-    )
+    document = evidence_document(image) if evidence else None
+    result = check_boundary(candidate, boundary, timeout_ms=TIMEOUT_MS, environment=document)
     return result.outcome.model_dump(mode="json")
 
 
 def judge_texts(
-    candidate: str, boundary: str, image: Image
+    candidate: str, boundary: str, image: Image, evidence: bool = True
 ) -> tuple[str, list[Finding], str | None]:
-    outcome = run_prover(candidate, boundary, image)
+    """Without evidence only ``within_boundary`` is judged: it must hold in every image,
+    this one included, while a witness may rightly hold only in others."""
+    outcome = run_prover(candidate, boundary, image, evidence)
+    if not evidence and outcome["verdict"] != "within_boundary":
+        return outcome["verdict"], [], None
     try:
         return outcome["verdict"], judge(candidate, boundary, image, outcome), None
     except Unmodelled as exc:
@@ -61,10 +67,10 @@ def pair_inputs(seed: int, index: int) -> tuple[str, str, Image]:
     return candidate, boundary, image
 
 
-def run_pair(seed: int, index: int) -> PairResult:
+def run_pair(seed: int, index: int, evidence: bool = True) -> PairResult:
     candidate, boundary, image = pair_inputs(seed, index)
-    verdict, findings, skipped = judge_texts(candidate, boundary, image)
-    return PairResult(index, verdict, candidate, boundary, image, findings, skipped)
+    verdict, findings, skipped = judge_texts(candidate, boundary, image, evidence)
+    return PairResult(index, verdict, candidate, boundary, image, findings, skipped, evidence)
 
 
 # -- shrinking ----------------------------------------------------------------------------
@@ -116,7 +122,8 @@ def shrink(result: PairResult, budget: int = 80) -> tuple[str, str, Finding]:
                 except (KeyError, IndexError):
                     continue
                 calls += 1
-                _, findings, _ = judge_texts(dump(trial[0]), dump(trial[1]), result.image)
+                cand, bound = dump(trial[0]), dump(trial[1])
+                _, findings, _ = judge_texts(cand, bound, result.image, result.evidence)
                 same = [f for f in findings if (f.kind, f.domain) == (goal.kind, goal.domain)]
                 if same:
                     texts, best, improved = trial, same[0], True
