@@ -170,13 +170,18 @@ class Summary:
     def false_exceeds(self) -> int:
         return sum(n for (kind, _), n in self.kinds.items() if kind == "false_exceed")
 
+    @property
+    def false_errors(self) -> int:
+        return sum(n for (kind, _), n in self.kinds.items() if kind == "false_error")
+
     def report(self, seed: int) -> str:
         lines = [
             f"oracle campaign: seed {seed}, {self.pairs} pairs",
             f"verdicts: {dict(sorted(self.verdicts.items()))}",
             f"skipped (unmodelled): {sum(self.skipped.values())} {dict(self.skipped)}",
             f"unsound within_boundary: {self.unsound}; "
-            f"false exceeds_boundary: {self.false_exceeds}",
+            f"false exceeds_boundary: {self.false_exceeds}; "
+            f"errors on pairs the runtime runs (false rejects): {self.false_errors}",
         ]
         for (kind, domain), n in sorted(self.kinds.items()):
             lines.append(f"  {kind:12} {domain:10} {n}")

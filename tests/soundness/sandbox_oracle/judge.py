@@ -24,7 +24,9 @@ from tests.soundness.sandbox_oracle.sandbox import WORLDS, Sandbox, World, build
 
 @dataclass(frozen=True)
 class Finding:
-    """``kind`` is ``unsound`` or ``false_exceed``; ``domain`` one of ``validation``,
+    """``kind`` is ``unsound``, ``false_exceed`` or ``false_error`` (an ``error`` for two
+    policies the runtime runs: a false reject, not a soundness finding); ``domain`` one of
+    ``validation``,
     ``filesystem``, ``identity``, ``network``, ``landlock`` (and finer labels).
     ``witness`` is the excess action shaped as a prover counterexample, when there is one."""
 
@@ -247,4 +249,8 @@ def judge(cand_text: str, bound_text: str, image: Image, outcome: dict[str, Any]
         if why.startswith("[") and "]" in why:
             domain += ":" + why[1 : why.index("]")]
         return [Finding("false_exceed", domain, why)]
+    if verdict == "error" and not cand.refused and not build_sandbox(bound_text, image).refused:
+        # Not a soundness finding: a policy pair the runtime runs, refused by the prover.
+        reason = str(outcome.get("reason") or "")[:160]
+        return [Finding("false_error", "validation", f"the runtime runs both policies: {reason}")]
     return []
