@@ -164,6 +164,18 @@ FS_ROWS = [
 ]
 
 
+GPU = {"files": BASE.files | {"/dev/nvidiactl", "/dev/nvidia-uvm"}}
+FS_ROWS += [
+    # validate a.yaml --gpu: GPU enrichment needs no network rule; an empty section
+    # (Landlock off without a GPU) gets a ruleset of the GPU paths alone.
+    (
+        "version: 1\nfilesystem_policy: {}\n",
+        GPU,
+        ([], ["/dev/nvidiactl", "/dev/nvidia-uvm", "/proc"]),
+    ),
+]
+
+
 @pytest.mark.parametrize(("text", "changes", "expected"), FS_ROWS)
 def test_effective_filesystem_lists(text: str, changes: dict, expected: tuple) -> None:
     read_only, read_write, _ = effective_lists(parse_policy(text), image(**changes))
