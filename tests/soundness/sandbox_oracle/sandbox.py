@@ -4,6 +4,11 @@ A *world* fixes what neither the policy nor the image decides: whether the kerne
 Landlock (``probe_availability``, ``landlock.rs``) and whether the operator left
 binary identity on (``network_binary_identity_required``, ``opa.rs``; the default).
 
+The supervisor topology is the default one (``process_enforcement_mode`` in
+``openshell-sandbox/src/lib.rs``: ``ProcessEnforcementMode::Full``, Landlock paths opened
+as root); the Kubernetes sidecar topology (``NetworkOnly``: paths opened as the workload's
+user, missing ones skipped even under ``hard_requirement``) is not modelled.
+
 Order, as ``load_policy`` (``openshell-sandbox/src/lib.rs``) and the gateway run it:
 parse; ``validate_sandbox_policy`` and ``find_endpoint_ambiguities`` (refused: no
 sandbox); enrichment; the engine (``validate_l7_policies`` refusing: the sandbox runs
