@@ -93,7 +93,7 @@ def _group_named_like_user(m: pytest.MonkeyPatch) -> None:
 
 
 def _no_validation(m: pytest.MonkeyPatch) -> None:
-    m.setattr(sandbox_mod, "validation_violations", lambda policy: [])
+    m.setattr(sandbox_mod, "validation_violations", lambda *args: [])
 
 
 def _deny_without_path_fires(m: pytest.MonkeyPatch) -> None:

@@ -369,3 +369,37 @@ def test_an_empty_query_glob_makes_the_sandbox_fall_back_to_the_default() -> Non
     text = DECIDE.replace("query: {q: 'x*'}", "query: {q: ''}")
     sandbox = build_sandbox(text, BASE)
     assert sandbox.runs and sandbox.fallback and sandbox.data == []
+
+
+def test_refusals_agree_with_openshell_on_the_real_policy_corpus() -> None:
+    import json
+
+    from tests.corpus import corpus_entries
+    from tests.soundness.sandbox_oracle import Unmodelled
+    from tests.soundness.sandbox_oracle.policy import ParseError
+    from tests.soundness.sandbox_oracle.validate import ambiguities, validation_violations
+
+    table = json.loads(
+        (Path(__file__).parent.parent / "data" / "oracle_corpus_validation.json").read_text()
+    )
+    expected = table["by_sha256"]
+    compared = unmodelled = 0
+    for entry in corpus_entries():
+        if entry.sha256 not in expected:
+            continue
+        try:
+            policy = parse_policy(entry.text)
+            undecided: list[str] = []
+            mine = "violations" if validation_violations(policy, undecided) else ""
+            mine = mine or ("ambiguity" if ambiguities(policy, undecided) else "")
+            if not mine and undecided:
+                raise Unmodelled(undecided[0])
+            mine = mine or "runs"
+        except ParseError:
+            mine = "parse"
+        except Unmodelled:
+            unmodelled += 1
+            continue
+        compared += 1
+        assert mine == expected[entry.sha256], entry.file
+    assert compared >= 370 and unmodelled <= 45, (compared, unmodelled)

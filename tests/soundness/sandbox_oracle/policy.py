@@ -7,8 +7,10 @@ The serde structs there (``PolicyFile``, ``FilesystemDef``, ``LandlockDef``,
 parse error and the policy never runs. ``to_proto`` then normalises ``port``/``ports``
 (``ports`` wins) and names a rule by its key when ``name`` is empty.
 
-Fields the oracle does not evaluate (GraphQL, JSON-RPC/MCP, SQL commands, credential
-signing and rewriting, middlewares) raise :class:`Unmodelled` when set.
+Fields the oracle does not evaluate (TLS, ``allowed_ips``, GraphQL, JSON-RPC/MCP, SQL
+commands, credential signing and rewriting, middlewares) are kept and listed in
+``Policy.unmodelled``: validation reads what it needs of them, and a policy that runs
+with any of them raises :class:`Unmodelled`.
 """
 
 from __future__ import annotations
@@ -82,6 +84,11 @@ MATCHER_KEYS = {
     "params",
 }
 BINARY_KEYS = {"path", "harness"}
+STANZA_KEYS = {
+    "json_rpc": {"max_body_bytes"},
+    "mcp": {"max_body_bytes", "strict_tool_names", "allow_all_known_mcp_methods"},
+    "credential_binding": {"provider"},
+}
 
 
 class ParseError(Exception):
@@ -96,6 +103,8 @@ class Matcher:
     method: str = ""
     path: str = ""
     query: tuple[tuple[str, tuple[str, tuple[str, ...]]], ...] = ()
+    #: Unmodelled fields set (command, GraphQL, MCP selectors), with their values.
+    other: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,8 +119,13 @@ class Endpoint:
     rules: tuple[Matcher, ...] = ()
     deny_rules: tuple[Matcher, ...] = ()
     allowed_ips: tuple[str, ...] = ()
-    #: Which unmodelled-but-parsed fields were set (for validation's explicit-tcp check).
+    #: Which fields were set (for validation's explicit-tcp check).
     set_fields: frozenset[str] = frozenset()
+    #: Fields the oracle does not evaluate, with their values (validation reads some).
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, name: str, default: Any = "") -> Any:
+        return dict(self.extra).get(name, default)
 
 
 @dataclass(frozen=True)
@@ -131,6 +145,10 @@ class Policy:
     process: tuple[str, str] | None = None
     rules: tuple[Rule, ...] = ()
     middlewares: dict[str, Any] = field(default_factory=dict)
+    #: Where the policy sets something the oracle does not evaluate. Validation still
+    #: runs (a violation refuses the policy whatever else it says); a policy that runs
+    #: with any of these is :class:`Unmodelled`.
+    unmodelled: tuple[str, ...] = ()
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -189,9 +207,11 @@ def _port(value: Any, where: str) -> int:
 
 def _matcher(value: Any, where: str) -> Matcher:
     raw = _map(value, MATCHER_KEYS, where)
-    for key in ("command", "operation_type", "operation_name", "fields", "tool", "params"):
-        if raw.get(key) not in (None, "", [], {}):
-            raise Unmodelled(f"{where}.{key}")
+    other = tuple(
+        (key, raw[key])
+        for key in ("command", "operation_type", "operation_name", "fields", "tool", "params")
+        if raw.get(key) not in (None, "", [], {})
+    )
     query = []
     for key, matcher in _map(raw.get("query"), _AnyKeys(), f"{where}.query").items():
         if isinstance(matcher, str):
@@ -206,6 +226,7 @@ def _matcher(value: Any, where: str) -> Matcher:
         method=_str(raw.get("method", ""), f"{where}.method"),
         path=_str(raw.get("path", ""), f"{where}.path"),
         query=tuple(sorted(query)),
+        other=other,
     )
 
 
@@ -219,8 +240,13 @@ class _AnyKeys(set):  # type: ignore[type-arg]
 def _endpoint(value: Any, where: str) -> Endpoint:
     raw = _map(value, ENDPOINT_KEYS, where)
     set_fields = frozenset(k for k, v in raw.items() if v not in ("", [], {}, False, 0))
-    for key in set_fields - ENDPOINT_MODELLED:
-        raise Unmodelled(f"{where}.{key}")
+    extra = tuple(sorted((k, raw[k]) for k in set_fields - ENDPOINT_MODELLED))
+    # The nested structs of unmodelled stanzas are closed too (deny_unknown_fields).
+    for key, keys in STANZA_KEYS.items():
+        if key in raw:
+            _map(raw[key], keys, f"{where}.{key}")
+    for name, op in (raw.get("graphql_persisted_queries") or {}).items():
+        _map(op, {"operation_type", "operation_name", "fields"}, f"{where}.{name}")
     ports = [_port(p, f"{where}.ports") for p in _list(raw.get("ports"), where)]
     port = _port(raw.get("port", 0), f"{where}.port")
     # to_proto: `ports` takes precedence, else a single non-zero `port` is promoted.
@@ -247,6 +273,7 @@ def _endpoint(value: Any, where: str) -> Endpoint:
         deny_rules=tuple(denies),
         allowed_ips=tuple(_str(ip, where) for ip in _list(raw.get("allowed_ips"), where)),
         set_fields=set_fields,
+        extra=extra,
     )
 
 
@@ -301,7 +328,12 @@ def parse_policy(text: str) -> Policy:
         ]
         name = _str(raw.get("name", ""), "name") or str(key)
         rules.append(Rule(str(key), name, tuple(endpoints), tuple(binaries)))
-    middlewares = top.get("network_middlewares") or {}
-    if middlewares:
-        raise Unmodelled("network_middlewares")
-    return Policy(filesystem, landlock, process, tuple(rules), {})
+    middlewares = _map(top.get("network_middlewares"), _AnyKeys(), "network_middlewares")
+    unmodelled = ["network_middlewares"] if middlewares else []
+    for rule in rules:
+        for i, ep in enumerate(rule.endpoints):
+            where = f"network_policies.{rule.key}.endpoints[{i}]"
+            unmodelled += [f"{where}.{name}" for name, _ in ep.extra]
+            for j, m in enumerate((*ep.rules, *ep.deny_rules)):
+                unmodelled += [f"{where} matcher {j}: {name}" for name, _ in m.other]
+    return Policy(filesystem, landlock, process, tuple(rules), dict(middlewares), tuple(unmodelled))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from tests.soundness.sandbox_oracle.errors import Unmodelled
 from tests.soundness.sandbox_oracle.filesystem import Landlock, SandboxDoesNotStart, landlock_for
 from tests.soundness.sandbox_oracle.identity import process_identity
 from tests.soundness.sandbox_oracle.image import Image
@@ -101,10 +102,15 @@ def build_sandbox(text: str, image: Image, world: World = World()) -> Sandbox:
         policy = parse_policy(text)
     except ParseError as exc:
         return Sandbox(None, image, world, refused=[f"parse: {exc}"])
-    refused = [f"validation: {v}" for v in validation_violations(policy)]
-    refused += [f"ambiguity: {a}" for a in ambiguities(policy)]
+    undecided: list[str] = []
+    refused = [f"validation: {v}" for v in validation_violations(policy, undecided)]
+    refused += [f"ambiguity: {a}" for a in ambiguities(policy, undecided)]
     if refused:
         return Sandbox(policy, image, world, refused=refused)
+    if undecided:
+        raise Unmodelled(f"validation: {undecided[0]}")
+    if policy.unmodelled:
+        raise Unmodelled(policy.unmodelled[0])
     fallback = supervisor_refusals(policy)
     effective = RESTRICTIVE_DEFAULT if fallback else policy
     sandbox = Sandbox(effective, image, world, fallback=fallback)

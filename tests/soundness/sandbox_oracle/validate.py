@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Any
 
 from tests.soundness.sandbox_oracle.errors import Unmodelled
 from tests.soundness.sandbox_oracle.globs import patterns_overlap
@@ -84,15 +85,31 @@ def _tcp_host_problem(host: str) -> str | None:
     return None
 
 
+def _mcp_option(ep: Endpoint, name: str) -> Any:
+    mcp = ep.get("mcp", None)
+    return mcp.get(name) if isinstance(mcp, dict) else None
+
+
+def _json_rpc_max_body_bytes(ep: Endpoint) -> int:
+    """``json_rpc_max_body_bytes``: the MCP stanza's limit when present, else json_rpc's."""
+    for key in ("mcp", "json_rpc"):
+        stanza = ep.get(key, None)
+        if isinstance(stanza, dict):
+            value = stanza.get("max_body_bytes") or 0
+            return value if isinstance(value, int) else 0
+    return 0
+
+
 def _l7_semantics(ep: Endpoint) -> list[str]:
-    """``validate_l7_endpoint_semantics`` for REST/L4 endpoints (others unmodelled)."""
+    """``validate_l7_endpoint_semantics`` (``l7_validate.rs``)."""
     errors = []
     protocol = ep.protocol
     lowered = protocol.lower()
     explicit_tcp = lowered == "tcp"
     known = lowered in L7_PROTOCOLS
-    if known and lowered != "rest":
-        raise Unmodelled(f"protocol {protocol!r}")
+    jsonrpc_family = lowered in ("json-rpc", "mcp")
+    is_mcp, is_jsonrpc = lowered == "mcp", lowered == "json-rpc"
+    allow_all_mcp = _mcp_option(ep, "allow_all_known_mcp_methods") is True
     has_rules, has_deny = bool(ep.rules), bool(ep.deny_rules)
     if protocol and not known and not explicit_tcp:
         errors.append(f"unknown protocol '{protocol}'")
@@ -100,20 +117,31 @@ def _l7_semantics(ep: Endpoint) -> list[str]:
         errors.append("protocol tcp does not support access, rules, or deny_rules")
     if has_rules and ep.access:
         errors.append("rules and access are mutually exclusive")
-    if known and not has_rules and not ep.access:
+    if jsonrpc_family and ep.access:
+        errors.append(f"protocol {protocol} does not support access presets")
+    if is_jsonrpc and not has_rules and not ep.access:
+        errors.append(f"protocol {protocol} requires explicit rules with allow.method")
+    if known and not is_mcp and not is_jsonrpc and not has_rules and not ep.access:
         errors.append("protocol requires rules or access to define allowed traffic")
-    would_deny_all = has_rules and all(not r.method and not r.path for r in ep.rules)
-    if would_deny_all:
+    if is_mcp and not has_rules and not ep.access and not allow_all_mcp:
+        errors.append("protocol mcp requires rules when mcp.allow_all_known_mcp_methods is false")
+    counted = {"command", "operation_type", "operation_name", "fields", "params"}
+    would_deny_all = has_rules and all(
+        not r.method and not r.path and not any(k in counted for k, _ in r.other) for r in ep.rules
+    )
+    if would_deny_all and not (is_mcp and allow_all_mcp):
         errors.append("rules would deny all traffic (no allow clause found)")
     if has_deny and not known:
         errors.append("deny_rules require protocol (L7 inspection must be enabled)")
-    if has_deny and not has_rules and not ep.access:
+    if has_deny and not is_mcp and not has_rules and not ep.access:
         errors.append("deny_rules require rules or access to define the base allow set")
     return errors
 
 
-def validation_violations(policy: Policy) -> list[str]:
-    """Every violation ``validate_sandbox_policy`` reports."""
+def validation_violations(policy: Policy, undecided: list[str] | None = None) -> list[str]:
+    """Every violation ``validate_sandbox_policy`` reports that the oracle can evaluate;
+    checks it cannot evaluate are named in ``undecided``."""
+    undecided = [] if undecided is None else undecided
     out: list[str] = []
     if policy.process is not None:
         for field, value in zip(("run_as_user", "run_as_group"), policy.process, strict=True):
@@ -136,11 +164,14 @@ def validation_violations(policy: Policy) -> list[str]:
                 out.append(f"read-write path is overly broad: {path}")
     for rule in policy.rules:
         for ep in rule.endpoints:
-            out.extend(f"network policy '{rule.name}': {p}" for p in _endpoint_problems(ep))
+            problems = _endpoint_problems(ep, undecided)
+            out.extend(f"network policy '{rule.name}': {p}" for p in problems)
+    if policy.middlewares:
+        undecided.append("middleware::validate")
     return out
 
 
-def _endpoint_problems(ep: Endpoint) -> list[str]:
+def _endpoint_problems(ep: Endpoint, undecided: list[str]) -> list[str]:
     out = []
     explicit_tcp = ep.protocol.lower() == "tcp"
     if not ep.host.strip() and explicit_tcp:
@@ -151,24 +182,60 @@ def _endpoint_problems(ep: Endpoint) -> list[str]:
         if _is_ip(ep.host):
             out.append(f"protocol tcp endpoint '{ep.host}' must use a DNS hostname")
         else:
-            problem = _tcp_host_problem(ep.host)
+            try:
+                problem = _tcp_host_problem(ep.host)
+            except Unmodelled as exc:
+                undecided.append(str(exc))
+                problem = None
             if problem:
                 out.append(f"protocol tcp endpoint has invalid DNS host selector: {problem}")
     if not ep.ports:
         out.append(f"endpoint '{ep.host}' must declare at least one port")
-    out.extend(
-        f"endpoint '{ep.host}' has invalid port {p}" for p in ep.ports if not 1 <= p <= 65535
-    )
+    out.extend(f"endpoint '{ep.host}' has invalid port {p}" for p in ep.ports if not 1 <= p)
     if "*" in ep.host and (ep.host.startswith("*.") or ep.host.startswith("**.")):
         if len(ep.host.split(".")) <= 2:
             out.append(f"TLD wildcard '{ep.host}' is not allowed")
     if _host_wildcard_shape_invalid(ep.host):
         out.append(f"invalid host wildcard '{ep.host}'")
+    signing = ep.get("credential_signing")
+    if signing and signing not in ("sigv4", "sigv4:body", "sigv4:no_body"):
+        out.append(f"unrecognized credential_signing value '{signing}'")
+    if signing and not ep.get("signing_service"):
+        out.append("credential_signing set but signing_service is empty")
+    if signing and ep.get("request_body_credential_rewrite", False):
+        out.append("credential_signing and request_body_credential_rewrite are exclusive")
     errors = _l7_semantics(ep)
-    if explicit_tcp and (ep.enforcement or ep.path):
-        errors.append("protocol tcp does not support L7-only fields")
+    tcp_only = [
+        name
+        for name in (
+            "enforcement",
+            "path",
+            "allow_encoded_slash",
+            "websocket_credential_rewrite",
+            "request_body_credential_rewrite",
+            "persisted_queries",
+            "graphql_persisted_queries",
+            "graphql_max_body_bytes",
+        )
+        if name in ep.set_fields
+    ]
+    if _json_rpc_max_body_bytes(ep) > 0:
+        tcp_only.append("json_rpc_max_body_bytes")
+    if ep.get("mcp", None) is not None:
+        tcp_only.append("mcp")
+    if explicit_tcp and tcp_only:
+        errors.append(f"protocol tcp does not support L7-only fields: {', '.join(tcp_only)}")
     if ep.path and not ep.path.startswith("/") and ep.path != "**":
         errors.append("path must start with '/' or be '**'")
+    persisted = ep.get("persisted_queries")
+    if persisted and persisted not in ("deny", "allow_registered"):
+        errors.append("persisted_queries must be 'deny' or 'allow_registered'")
+    if ep.protocol == "sql" and ep.enforcement == "enforce":
+        errors.append("SQL enforcement requires full SQL parsing; use enforcement: audit")
+    if ep.get("mcp", None) is not None and ep.protocol != "mcp":
+        errors.append("mcp options are only valid for protocol mcp")
+    if ep.protocol == "graphql":
+        undecided.append("graphql operation_type checks")
     out.extend(f"invalid L7 configuration: {e}" for e in errors)
     return out
 
@@ -212,7 +279,18 @@ def _norm_protocol(value: str) -> str:
     return "" if value.lower() == "tcp" else value.lower()
 
 
-def ambiguities(policy: Policy) -> list[str]:
+PIPELINE_FIELDS = (
+    "allow_encoded_slash",
+    "websocket_credential_rewrite",
+    "request_body_credential_rewrite",
+    "credential_signing",
+    "signing_service",
+    "signing_region",
+    "credential_binding",
+)
+
+
+def ambiguities(policy: Policy, undecided: list[str] | None = None) -> list[str]:
     """``find_endpoint_ambiguities``: overlapping endpoints with conflicting metadata."""
     refs = [(rule.name, i, ep) for rule in policy.rules for i, ep in enumerate(rule.endpoints)]
     out = []
@@ -240,6 +318,13 @@ def ambiguities(policy: Policy) -> list[str]:
                     conflicts.append("protocol")
                 if _norm_enforcement(left.enforcement) != _norm_enforcement(right.enforcement):
                     conflicts.append("enforcement")
+                for name in PIPELINE_FIELDS:
+                    if left.get(name, None) != right.get(name, None):
+                        conflicts.append(name)
+                families = {"websocket", "graphql", "json-rpc", "mcp"}
+                same = left.protocol.lower() == right.protocol.lower()
+                if same and left.protocol.lower() in families and undecided is not None:
+                    undecided.append(f"{left.protocol} ambiguity fields")
             if conflicts:
                 out.append(
                     f"'{ln}' endpoint[{li}] and '{rn}' endpoint[{ri}]: {', '.join(conflicts)}"
