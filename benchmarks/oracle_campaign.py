@@ -1,7 +1,7 @@
 """The soundness campaign judged by the independent sandbox oracle (issue 22).
 
     python benchmarks/oracle_campaign.py [--seed N] [--pairs N] [--start I] [--shrink] [--show N]
-        [--no-evidence]
+        [--no-evidence] [--corpus]
 
 Each pair (seed, index) draws an image, its evidence document and a candidate/boundary
 pair; the prover's verdict (``prover.api.check_boundary`` with that evidence) is judged
@@ -9,7 +9,9 @@ by ``tests/soundness/sandbox_oracle``, which is written from OpenShell's source 
 imports nothing from the prover. Prints the verdict mix, the pairs the oracle does not
 model, unsound passes and false exceeds by domain, and one example of each (shrunk with
 ``--shrink``). ``--no-evidence`` checks without the evidence document and judges only
-``within_boundary`` (which must then hold in every image). Exits 1 if any verdict was
+``within_boundary`` (which must then hold in every image). ``--corpus`` checks every real
+policy of ``tests/data/real_policies`` against itself in the standard image instead
+(a refused policy must not be ``within`` itself). Exits 1 if any verdict was
 unsound or a false exceed.
 """
 
@@ -22,7 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.soundness.oracle_campaign import Summary, render_example, run_pair, shrink
+from tests.soundness.oracle_campaign import (
+    Summary,
+    render_example,
+    run_corpus_self_pairs,
+    run_pair,
+    shrink,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,10 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shrink", action="store_true", help="shrink each example shown")
     parser.add_argument("--show", type=int, default=20, help="examples printed (one per kind)")
     parser.add_argument("--no-evidence", action="store_true", help="judge within verdicts only")
+    parser.add_argument("--corpus", action="store_true", help="real policies against themselves")
     args = parser.parse_args(argv)
     summary = Summary()
     start = time.perf_counter()
-    for index in range(args.start, args.start + args.pairs):
+    if args.corpus:
+        summary = run_corpus_self_pairs()
+    for index in range(args.start, args.start + args.pairs) if not args.corpus else ():
         summary.add(run_pair(args.seed, index, evidence=not args.no_evidence))
     print(summary.report(args.seed))
     print(f"wall: {time.perf_counter() - start:.1f} s")

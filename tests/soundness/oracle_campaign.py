@@ -16,7 +16,12 @@ from typing import Any
 
 import yaml
 
-from tests.soundness.oracle_images import describe, evidence_document, random_image
+from tests.soundness.oracle_images import (
+    STANDARD_IMAGE,
+    describe,
+    evidence_document,
+    random_image,
+)
 from tests.soundness.oracle_policies import dump, random_pair
 from tests.soundness.sandbox_oracle import Image, Unmodelled
 from tests.soundness.sandbox_oracle.judge import Finding, judge
@@ -71,6 +76,20 @@ def run_pair(seed: int, index: int, evidence: bool = True) -> PairResult:
     candidate, boundary, image = pair_inputs(seed, index)
     verdict, findings, skipped = judge_texts(candidate, boundary, image, evidence)
     return PairResult(index, verdict, candidate, boundary, image, findings, skipped, evidence)
+
+
+def run_corpus_self_pairs() -> Summary:
+    """Every real policy checked against itself in the standard image: the only
+    possible findings are refusals (a refused policy judged ``within`` itself)."""
+    from tests.corpus import corpus_entries
+
+    summary = Summary()
+    for index, entry in enumerate(corpus_entries()):
+        verdict, findings, skipped = judge_texts(entry.text, entry.text, STANDARD_IMAGE)
+        summary.add(
+            PairResult(index, verdict, entry.text, entry.text, STANDARD_IMAGE, findings, skipped)
+        )
+    return summary
 
 
 # -- shrinking ----------------------------------------------------------------------------
@@ -156,7 +175,8 @@ class Summary:
         self.pairs += 1
         self.verdicts[result.verdict] += 1
         if result.skipped:
-            self.skipped[result.skipped.split(":")[1].strip().split(" ")[0]] += 1
+            reason = result.skipped.removeprefix("unmodelled: ")
+            self.skipped[reason.split(":")[0].split(" ")[0].rsplit(".", 1)[-1]] += 1
         for finding in result.findings[:1]:
             key = (finding.kind, label(finding, result.image))
             self.kinds[key] += 1

@@ -31,6 +31,18 @@ OPTIONAL_DIRS = ("/lib", "/app", "/var/log", "/opt/tools", "/home/agent")
 GPU_FILES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm")
 
 
+#: A plain Docker image: merged /usr, USER sandbox whose primary group is sandbox.
+STANDARD_IMAGE = Image(
+    files=frozenset(BASE_FILES),
+    dirs=frozenset(BASE_DIRS) | frozenset(OPTIONAL_DIRS),
+    symlinks={"/bin": "usr/bin", "/usr/bin/python3": "python3.11"},
+    passwd={"root": (0, 0), "sandbox": (1000, 1000)},
+    groups={"root": 0, "sandbox": 1000},
+    user="sandbox",
+    workdir="/sandbox",
+)
+
+
 def random_image(rng: random.Random) -> Image:
     files = set(BASE_FILES)
     dirs = set(BASE_DIRS) | {d for d in OPTIONAL_DIRS if rng.random() < 0.7}
