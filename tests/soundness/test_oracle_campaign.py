@@ -41,3 +41,30 @@ def test_the_campaign_exercises_every_verdict_and_models_the_pairs(summary: Summ
 def test_pairs_are_rebuilt_from_seed_and_index() -> None:
     assert pair_inputs(SEED, 3) == pair_inputs(SEED, 3)
     assert pair_inputs(SEED, 3) != pair_inputs(SEED, 4)
+
+
+def test_representatives_lose_no_network_excess(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The judge tries one executable (and one host/port) per class that no rule tells
+    # apart; trying every one finds the same network excesses.
+    from tests.soundness.sandbox_oracle import actions
+    from tests.soundness.sandbox_oracle.judge import _network_excess
+    from tests.soundness.sandbox_oracle.sandbox import World, build_sandbox
+
+    outcomes = []
+    # pairs with network rules on both sides at SEED, some with a network excess
+    for index in (9, 11, 17, 20, 57, 67, 85, 110, 118, 145):
+        candidate, boundary, image = pair_inputs(SEED, index)
+        for world in (World(True, True), World(True, False)):
+            cand, bound = (
+                build_sandbox(candidate, image, world),
+                build_sandbox(boundary, image, world),
+            )
+            if not (cand.runs and bound.runs):
+                continue
+            pruned = _network_excess(image, cand, bound, world)
+            with monkeypatch.context() as m:
+                m.setattr(actions, "_signature", lambda items, key: list(items))
+                full = _network_excess(image, cand, bound, world)
+            assert (pruned is None) == (full is None), (index, world, full)
+            outcomes.append(pruned is not None)
+    assert any(outcomes) and not all(outcomes), outcomes
