@@ -151,10 +151,20 @@ class Landlock:
         return False
 
 
-def effective_lists(policy: Policy, image: Image) -> tuple[list[str], list[str], bool]:
+def effective_lists(
+    policy: Policy, image: Image, enrich: bool = True
+) -> tuple[list[str], list[str], bool]:
     """(read-only, read-write, hard requirement) as ``prepare_with_path_open_mode``
-    receives and extends them (the workdir appended)."""
-    fs = enriched_filesystem(policy, image)
+    receives and extends them (the workdir appended). ``enrich`` False: the policy
+    replaced the enriched one (``restrictive_default_policy`` after the engine failed)."""
+    if enrich:
+        fs = enriched_filesystem(policy, image)
+    else:
+        fs = (
+            None
+            if policy.filesystem is None
+            else (policy.filesystem[0], list(policy.filesystem[1]), list(policy.filesystem[2]))
+        )
     include, read_only, read_write = fs if fs is not None else (True, [], [])
     read_only = [normalize_path(p) for p in read_only]
     read_write = [normalize_path(p) for p in read_write]
@@ -164,10 +174,14 @@ def effective_lists(policy: Policy, image: Image) -> tuple[list[str], list[str],
 
 
 def landlock_for(
-    policy: Policy, image: Image, kernel_landlock: bool, current_user_mode: bool = False
+    policy: Policy,
+    image: Image,
+    kernel_landlock: bool,
+    current_user_mode: bool = False,
+    enrich: bool = True,
 ) -> Landlock:
     """Raises :class:`SandboxDoesNotStart` where the supervisor aborts."""
-    read_only, read_write, hard = effective_lists(policy, image)
+    read_only, read_write, hard = effective_lists(policy, image, enrich)
     if not read_only and not read_write:
         return Landlock(None, "no Landlock: both filesystem lists are empty")
     if not kernel_landlock:

@@ -117,7 +117,10 @@ def build_sandbox(text: str, image: Image, world: World = World()) -> Sandbox:
     try:
         # Identity before Landlock: the supervisor resolves it first; either aborts.
         sandbox.identity = process_identity(effective, image)
-        sandbox.landlock = landlock_for(effective, image, world.kernel_landlock)
+        # load_policy replaces the enriched proto by the default, unenriched.
+        sandbox.landlock = landlock_for(
+            effective, image, world.kernel_landlock, enrich=not fallback
+        )
     except SandboxDoesNotStart as exc:
         sandbox.aborted = str(exc)
         return sandbox
