@@ -263,6 +263,9 @@ def canonical_path(path: str) -> str:
 def decide(data: list[DataRule], req: Request, identity_required: bool) -> bool:
     """Does the sandbox let ``req`` through (audit counts as through)?"""
     if req.kind == "http":
+        if not req.method.isupper() or not req.method.isalpha():
+            # proxy.rs recognises a request only by an upper-case standard method.
+            raise Unmodelled(f"request method {req.method!r}")
         canonical = canonical_path(req.path)
         if canonical != req.path:
             req = Request(**{**req.__dict__, "path": canonical})
