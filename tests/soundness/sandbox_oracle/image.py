@@ -66,7 +66,7 @@ class Image:
 
     # -- the kernel's path walk -------------------------------------------------------
 
-    def _walk(self, path: str, follow_last: bool) -> str | None:
+    def walk(self, path: str, follow_last: bool) -> str | None:
         """The physical path ``path`` names (the last link followed or not), or None
         when a component is missing, not a directory, or the walk loops."""
         pending = parts(path)
@@ -94,7 +94,7 @@ class Image:
 
     def resolve(self, path: str) -> str | None:
         """The canonical path of an existing object (``realpath``), else None."""
-        found = self._walk(path, follow_last=True)
+        found = self.walk(path, follow_last=True)
         return found if found is not None and self.exists_physical(found) else None
 
     def exists_physical(self, physical: str) -> bool:
@@ -106,11 +106,11 @@ class Image:
 
     def lstat_is_symlink(self, path: str) -> bool:
         """``symlink_metadata(path).is_symlink()``: intermediate links followed."""
-        physical = self._walk(path, follow_last=False)
+        physical = self.walk(path, follow_last=False)
         return physical is not None and physical in self.symlinks
 
     def readlink(self, path: str) -> str | None:
-        physical = self._walk(path, follow_last=False)
+        physical = self.walk(path, follow_last=False)
         return self.symlinks.get(physical) if physical is not None else None
 
     def create_target(self, path: str) -> str | None:

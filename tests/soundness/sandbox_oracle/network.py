@@ -82,7 +82,7 @@ def resolve_binary_in_container(path: str, image: Image) -> str | None:
         return None
     resolved = path
     for _ in range(40):
-        physical = image._walk(resolved, follow_last=False)
+        physical = image.walk(resolved, follow_last=False)
         if physical is None or not image.exists_physical(physical):
             return None  # symlink_metadata fails: matched literally
         if not image.lstat_is_symlink(resolved):
