@@ -3,8 +3,9 @@
 The evidence states only what the image really is, in the fields the document has:
 ``workdir``, the OCI ``USER`` (its user part as ``user``, its group part, when it
 declares one, as ``group``), the accounts of ``/etc/passwd`` and ``/etc/group``, and
-every symlink (complete beneath ``/``). What the document cannot state (which paths
-exist, a user's primary gid, the compute driver, a GPU) the prover must not assume.
+every symlink (complete beneath ``/``); where the prover's document accepts them, also
+the primary gids, the driver, the GPU and which paths exist. What it cannot state the
+prover must not assume.
 """
 
 from __future__ import annotations
@@ -79,7 +80,43 @@ def random_image(rng: random.Random) -> Image:
     )
 
 
+def _document_fields() -> set[str]:
+    """The keys the prover's evidence document accepts (the campaign may import the
+    prover; the oracle may not). Newer documents can state more of the image."""
+    try:
+        from prover.environment.document import _Document
+    except ImportError:  # pragma: no cover - the prover is always installed here
+        return set()
+    return set(_Document.model_fields)
+
+
+def _existence_keys(image: Image) -> list[str]:
+    """Physical paths whose existence a check may need: the image's own, and every
+    policy path, baseline path and binary the generator writes that is canonical."""
+    from tests.soundness.oracle_policies import BINARIES, FS_PATHS
+    from tests.soundness.sandbox_oracle.filesystem import (
+        GPU_BASELINE_READ_ONLY,
+        GPU_BASELINE_READ_WRITE,
+        PROXY_BASELINE_READ_ONLY,
+        PROXY_BASELINE_READ_WRITE,
+    )
+
+    seeds = {*image.files, *image.dirs, *FS_PATHS, *BINARIES, "/dev/null"}
+    seeds |= {*PROXY_BASELINE_READ_ONLY, *PROXY_BASELINE_READ_WRITE}
+    seeds |= {*GPU_BASELINE_READ_ONLY, *GPU_BASELINE_READ_WRITE}
+    if image.workdir:
+        seeds.add(image.workdir)
+    keys = []
+    for path in sorted(seeds):
+        canonical = path == "/" or (path.startswith("/") and "*" not in path and "//" not in path)
+        canonical = canonical and not path.endswith("/") and "/." not in path
+        if canonical and image.walk(path, follow_last=False) == path:
+            keys.append(path)
+    return keys
+
+
 def evidence_document(image: Image) -> str:
+    fields = _document_fields()
     user, _, group = (image.user or "").partition(":")
     doc: dict[str, object] = {"version": 1}
     if image.workdir:
@@ -92,6 +129,14 @@ def evidence_document(image: Image) -> str:
     doc["groups"] = dict(sorted(image.groups.items()))
     doc["symlinks"] = dict(sorted(image.symlinks.items()))
     doc["symlinks_complete_beneath"] = ["/"]
+    if "primary_gids" in fields:
+        doc["primary_gids"] = {name: gid for name, (_, gid) in sorted(image.passwd.items())}
+    if "driver" in fields:
+        doc["driver"] = image.driver
+    if "gpu" in fields:
+        doc["gpu"] = image.exists("/dev/nvidiactl") or image.exists("/dev/dxg")
+    if "paths_exist" in fields:
+        doc["paths_exist"] = {path: image.exists_physical(path) for path in _existence_keys(image)}
     return yaml.safe_dump(doc, sort_keys=False)
 
 
