@@ -403,3 +403,30 @@ def test_refusals_agree_with_openshell_on_the_real_policy_corpus() -> None:
         compared += 1
         assert mine == expected[entry.sha256], entry.file
     assert compared >= 370 and unmodelled <= 45, (compared, unmodelled)
+
+
+def test_a_witness_binary_the_candidate_cannot_execute_is_a_false_exceed() -> None:
+    # execve needs LANDLOCK_ACCESS_FS_EXECUTE on the file: /opt is covered by no rule.
+    img = image(files=BASE.files | {"/opt/tools/agent"})
+    text = NET.replace("/usr/bin/curl", "/opt/tools/agent")
+    text += "      - {host: api.example.com, port: 443}\n"
+    cex = {
+        "domain": "network",
+        "binary": "/opt/tools/agent",
+        "ancestor_binary": None,
+        "binary_identity_required": True,
+        "host": "api.example.com",
+        "destination_ip": IP,
+        "trusted_gateway": False,
+        "port": 443,
+        "protocol": "l4",
+        "method": None,
+        "path": None,
+    }
+    outcome = {"verdict": "exceeds_boundary", "counterexample": cex}
+    findings = judge(text, "version: 1\n", img, outcome)
+    assert [f.domain for f in findings] == ["network:no-exec"]
+    readable = text.replace(
+        "network_policies:", "filesystem_policy: {read_only: [/opt]}\nnetwork_policies:"
+    )
+    assert judge(readable, "version: 1\n", img, outcome) == []

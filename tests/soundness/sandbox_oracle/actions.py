@@ -107,6 +107,16 @@ def is_possible_exe(image: Image, path: str, sandbox: Sandbox | None = None) -> 
     return sandbox is None or sandbox.allows_file("write", first_missing)
 
 
+def can_run(image: Image, path: str, sandbox: Sandbox) -> bool:
+    """``sandbox``'s workload can ``execve`` ``path``: a possible executable whose file
+    its Landlock ruleset covers (``LANDLOCK_ACCESS_FS_EXECUTE`` is part of
+    ``AccessFs::from_read``, which every rule grants; a created file lies beneath a
+    writable rule)."""
+    if not is_possible_exe(image, path, sandbox):
+        return False
+    return path not in image.files or sandbox.allows_file("read", path)
+
+
 def _signature(items: list, key) -> list:  # type: ignore[no-untyped-def]
     seen: dict[object, object] = {}
     for item in items:
@@ -121,7 +131,9 @@ def network_space(
     rules = [*cand.data, *bound.data]
     endpoints = [ep for r in rules for ep in r.endpoints]
     exes = executables(image, cand, bound)
-    combos = [(e, ()) for e in exes] + [(e, (a,)) for e in exes[:12] for a in exes[:12] if a != e]
+    runnable = [e for e in exes if can_run(image, e, cand)]
+    combos = [(e, ()) for e in runnable]
+    combos += [(e, (a,)) for e in runnable[:12] for a in exes[:12] if a != e]
     combos = _signature(
         combos,
         lambda c: tuple(

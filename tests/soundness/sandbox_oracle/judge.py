@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from tests.soundness.sandbox_oracle.actions import IPS, file_paths, is_possible_exe, network_space
+from tests.soundness.sandbox_oracle.actions import (
+    IPS,
+    can_run,
+    file_paths,
+    is_possible_exe,
+    network_space,
+)
 from tests.soundness.sandbox_oracle.errors import Unmodelled
 from tests.soundness.sandbox_oracle.image import Image
 from tests.soundness.sandbox_oracle.network import Request
@@ -190,6 +196,8 @@ def _network_witness(
     exe = cex.get("binary") or "/opt/oracle/unlisted"
     ancestors = tuple(a for a in (cex.get("ancestor_binary"),) if a)
     if identity:
+        if is_possible_exe(image, exe, cand) and not can_run(image, exe, cand):
+            return f"[no-exec] the candidate's Landlock ruleset does not let it execute {exe}"
         for path in (exe, *ancestors):
             if not is_possible_exe(image, path, cand):
                 if is_possible_exe(image, path):
