@@ -270,7 +270,13 @@ def decide(data: list[DataRule], req: Request, identity_required: bool) -> bool:
         if canonical != req.path:
             req = Request(**{**req.__dict__, "path": canonical})
     if "*" in req.host:
-        return False
+        return False  # no DNS name contains '*': nothing connects to a pattern
+    try:
+        ipaddress.ip_address(req.host)
+    except ValueError:
+        pass
+    else:
+        raise Unmodelled(f"an IP-literal host {req.host!r} (implicit allowed_ips)")
     matched = [
         r
         for r in data
