@@ -238,6 +238,4 @@ def document(
 
 #: The proxy baseline paths the image decides (``/proc`` and ``/dev/urandom`` are
 #: mounted by the container runtime whatever the image has).
-IMAGE_BASELINE = tuple(
-    p for p in (*PROXY_READ_ONLY, *PROXY_READ_WRITE) if p not in ALWAYS_PRESENT
-)
+IMAGE_BASELINE = tuple(p for p in (*PROXY_READ_ONLY, *PROXY_READ_WRITE) if p not in ALWAYS_PRESENT)

@@ -175,7 +175,7 @@ def _effective(
     """
     c, b = world.candidate, world.boundary
 
-    def runtime(policy: Policy, filesystem: Filesystem) -> Policy:
+    def runtime(policy: Policy, filesystem: Filesystem, existing: bool = False) -> Policy:
         if filesystem is not policy.filesystem:  # built directly: replace() costs more
             policy = Policy(
                 filesystem,
@@ -184,12 +184,14 @@ def _effective(
                 policy.landlock_compatibility,
                 policy.rules,
             )
-        return policy if evidence is None else with_effective_binaries(policy, evidence)
+        if evidence is None:
+            return policy
+        return with_effective_binaries(policy, evidence, existing=existing)
 
     cand = replace(
         cand,
         upper=runtime(cand.upper, world.candidate_upper),
-        lower=runtime(cand.lower, c.sure),
+        lower=runtime(cand.lower, c.sure, existing=True),
     )
     bound = replace(
         bound,

@@ -70,9 +70,13 @@ def link_chain_end(path: str, evidence: Evidence) -> str | None:
     return None if current == path else current
 
 
-def effective_binaries(binary: str, evidence: Evidence) -> tuple[str, ...] | None:
+def effective_binaries(
+    binary: str, evidence: Evidence, *, existing: bool = False
+) -> tuple[str, ...] | None:
     """The canonical executable paths an exact ``binary`` matches, or None when the
-    evidence cannot say (a glob is matched as it is: None too)."""
+    evidence cannot say (a glob is matched as it is: None too). ``existing`` also
+    leaves out an executable the evidence says the image lacks: no process runs it
+    unless the sandbox creates it, so only a lower bound may leave it out."""
     if "*" in binary:
         return None
     end = link_chain_end(binary, evidence)
@@ -82,19 +86,24 @@ def effective_binaries(binary: str, evidence: Evidence) -> tuple[str, ...] | Non
     for path in (binary, end):
         if path is not None:
             evidence.rely_on_path(path)  # canonical or not, the links say so
-            if evidence.resolve_path(path) == path:
+            if evidence.resolve_path(path) == path and not (
+                existing and evidence.path_exists(path) is False
+            ):
                 found.append(path)
     return tuple(dict.fromkeys(found))
 
 
-def with_effective_binaries(policy: Policy, evidence: Evidence) -> Policy:
-    """``policy`` with each exact binary replaced by the executables it matches."""
+def with_effective_binaries(
+    policy: Policy, evidence: Evidence, *, existing: bool = False
+) -> Policy:
+    """``policy`` with each exact binary replaced by the executables it matches
+    (``existing``: those the image has, for a lower bound)."""
     rules: list[Rule] = []
     changed = False
     for rule in policy.rules:
         binaries: list[str] = []
         for binary in rule.binaries:
-            effective = effective_binaries(binary, evidence)
+            effective = effective_binaries(binary, evidence, existing=existing)
             if effective is None:
                 binaries.append(binary)
                 continue

@@ -144,6 +144,13 @@ def effective_filesystem(
         return EffectiveFilesystem(UNRESTRICTED, UNRESTRICTED, False, tuple(facts))
     listed = (*assumed.read_only, *assumed.read_write)
     on = compatibility == "hard_requirement" or assumed.include_workdir
+    if not on and all(exists(p) is False for p in listed):
+        # try_open_path skips each; with no rule applied best_effort builds none.
+        facts.append(
+            "Landlock is off: none of the listed paths exists in the image, and "
+            "best_effort builds no ruleset then"
+        )
+        return EffectiveFilesystem(UNRESTRICTED, UNRESTRICTED, False, tuple(facts))
     if not on and not any(surely(p) for p in listed):
         usual = sorted(p for p in listed if p in FHS_PRESENT and exists(p) is None)
         if usual:

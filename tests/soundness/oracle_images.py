@@ -110,9 +110,19 @@ def _existence_keys(image: Image) -> list[str]:
     for path in sorted(seeds):
         canonical = path == "/" or (path.startswith("/") and "*" not in path and "//" not in path)
         canonical = canonical and not path.endswith("/") and "/." not in path
-        if canonical and image.walk(path, follow_last=False) == path:
+        if not canonical:
+            continue
+        walked = image.walk(path, follow_last=False)
+        # a path that is no link's way and whose walk stops is missing (an ancestor is)
+        through_link = any(p in image.symlinks for p in _prefixes(path))
+        if walked == path or (walked is None and not through_link):
             keys.append(path)
     return keys
+
+
+def _prefixes(path: str) -> list[str]:
+    names = [n for n in path.split("/") if n]
+    return ["/" + "/".join(names[:i]) for i in range(1, len(names) + 1)]
 
 
 def evidence_document(image: Image) -> str:
