@@ -65,55 +65,84 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from server.hooks import events
 
-    reader, denial = (
-        (events.claude_code_event, events.claude_code_denial)
+    reader, answer = (
+        (events.claude_code_event, events.claude_code_answer)
         if args.tool == "claude-code"
-        else (events.cursor_event, events.cursor_denial)
+        else (events.cursor_event, events.cursor_answer)
     )
     try:
         event = reader(events.parse(sys.stdin.buffer.read(events.MAX_EVENT_BYTES + 1)))
     except events.EventError as exc:
-        return _deny(denial, f"policy-prover hook: cannot read the hook event: {exc}.")
-    if event is None or "openshell" not in event.command.lower():
-        return 0  # the cheap no-op path: nothing here applies an OpenShell policy
-    try:
-        reasons = _reasons(event, args)
-    except Exception as exc:  # fail closed: an internal failure never lets a command pass
-        reasons = [
-            f"policy-prover hook: internal error: {type(exc).__name__}: {exc}. The command "
-            "was blocked because it could not be checked."
-        ]
-    if not reasons:
+        return _answer(answer, "deny", [f"policy-prover hook: cannot read the hook event: {exc}."])
+    if event is None:
         return 0
-    return _deny(denial, "\n\n".join(reasons))
+    if len(event.command) > events.MAX_COMMAND_CHARS:
+        return _answer(
+            answer,
+            "deny",
+            [
+                f"policy-prover hook: the command is {len(event.command)} characters long; the "
+                f"hook checks commands of up to {events.MAX_COMMAND_CHARS} characters. Write "
+                "long content to a file with the editor tool and run a shorter command."
+            ],
+        )
+    try:
+        denials, asks = _reasons(event, args)
+    except Exception as exc:  # fail closed: an internal failure never lets a command pass
+        denials, asks = [_internal(exc)], []
+    if denials:
+        return _answer(answer, "deny", denials + asks)
+    if asks:
+        return _answer(answer, "ask", asks)
+    return 0
 
 
-def _reasons(event: Any, args: argparse.Namespace) -> list[str]:
-    from server.hooks.openshell import actions
-    from server.hooks.shell import ShellSyntaxError, split_commands
+def _internal(exc: Exception) -> str:
+    from prover.text import escape_control
+
+    return escape_control(
+        f"policy-prover hook: internal error: {type(exc).__name__}: {exc}. The command "
+        "was blocked because it could not be checked."
+    )
+
+
+def _reasons(event: Any, args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The reasons to deny and the reasons to ask; both empty: no objection."""
+    from server.hooks.openshell import Unverifiable, actions, mentions_openshell
+    from server.hooks.shell import ShellSyntaxError, TooComplex, split_commands
 
     environ = dict(os.environ)
     root = _project_root(event, args.tool)
     cwd = event.cwd if event.cwd and os.path.isabs(event.cwd) else root
+    mentions = mentions_openshell(event.command)
     try:
-        found = actions(split_commands(event.command, cwd, environ), environ)
+        found = actions(split_commands(event.command, cwd, environ), environ, mentions)
+    except TooComplex as exc:
+        return [f"policy-prover hook: the command line is too complex to check: {exc}."], []
     except ShellSyntaxError as exc:
-        return [
-            f"policy-prover hook: cannot parse this command line, which mentions openshell "
-            f"({exc}), so the policy it may apply cannot be checked. Run the openshell "
-            "command on its own, with literal arguments."
-        ]
+        reason = (
+            f"policy-prover hook: cannot parse this command line ({exc}), so the hook cannot "
+            "tell whether it applies an OpenShell policy."
+        )
+        if mentions:
+            reason = reason.replace("command line (", "command line, which mentions openshell (")
+            return [reason + " Run the openshell command on its own, with literal arguments."], []
+        return [], [reason]
     if not found:
-        return []
-    from server.hooks.verdicts import Inputs, objections
+        return [], []
+    from server.hooks.verdicts import Inputs, objections, unverifiable_reason
 
+    asks = [unverifiable_reason(a) for a in found if isinstance(a, Unverifiable) and a.ask]
+    checked = [a for a in found if not (isinstance(a, Unverifiable) and a.ask)]
+    if not checked:
+        return [], asks
     inputs = Inputs(
         boundary=_configured(args.boundary, BOUNDARY_ENV, root),
         current=_configured(args.current, CURRENT_ENV, root),
         credentials=_configured(args.credentials, CREDENTIALS_ENV, root),
         timeout_ms=args.timeout,
     )
-    return objections(found, inputs)
+    return objections(checked, inputs), asks
 
 
 def _project_root(event: Any, tool: str) -> str:
@@ -135,10 +164,10 @@ def _configured(value: str | None, env: str, root: str) -> str | None:
     return os.path.normpath(os.path.join(root, os.path.expanduser(chosen)))
 
 
-def _deny(denial: Any, reason: str) -> int:
+def _answer(answer: Any, decision: str, reasons: list[str]) -> int:
     import json
 
     from server.output import write
 
-    write(sys.stdout, json.dumps(denial(reason), ensure_ascii=False) + "\n")
+    write(sys.stdout, json.dumps(answer(decision, "\n\n".join(reasons)), ensure_ascii=False) + "\n")
     return 0

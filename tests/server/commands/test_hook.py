@@ -340,8 +340,9 @@ def test_a_relative_boundary_starts_at_the_project_root(
             "cannot tell which file `bad.yaml` names",
         ),
         (
-            "X=$(openshell policy set sb --policy policies/good.yaml)",
-            "the command substitution",
+            # A command substitution runs its commands: they are checked in turn.
+            "X=$(openshell policy set sb --policy policies/bad.yaml)",
+            "blocked `openshell policy set`: the policy {project}/policies/bad.yaml",
         ),
         (
             "ls policies/good.yaml | xargs -n1 openshell policy set sb --policy",
