@@ -111,7 +111,7 @@ class WrittenBefore:
     (A view, not a copy: a line of many commands costs no quadratic copying.)
     """
 
-    __slots__ = ("_order", "_count")
+    __slots__ = ("_count", "_order")
 
     def __init__(self, order: dict[str, int], count: int) -> None:
         self._order = order
@@ -335,6 +335,9 @@ class _State:
         if self.opaque:
             return w.Lookup({}, None, None)
         merged: dict[str, str | None] = {**self.environ, **self.variables}
+        # The shell's own: $PWD follows cd (the hook's environment has the hook's PWD).
+        merged["PWD"] = self.cwd
+        merged["OLDPWD"] = None
         return w.Lookup(merged, positional, self.cwd)
 
 
@@ -766,7 +769,7 @@ class _Walker:
         values = [a for a in args if a is not None]
         unknown = len(values) != len(args)
         if name in ("cd", "pushd"):
-            self._cd(name, args)
+            self._cd(name, args, simple.assignments)
         elif name == "popd":
             stack = self.state.dirstack
             self.journal.append(("dirs", "", list(stack)))
@@ -835,7 +838,7 @@ class _Walker:
             for target in _option_values(values, {"-O", "--output-document"}):
                 self._written(target)
 
-    def _cd(self, name: str, args: list[str | None]) -> None:
+    def _cd(self, name: str, args: list[str | None], assignments: dict[str, str | None]) -> None:
         """``cd [-L|-P] [DIR]`` as bash runs it, ``CDPATH`` included."""
         state = self.state
         physical = False
@@ -849,12 +852,13 @@ class _Walker:
             self.journal.append(("dirs", "", list(state.dirstack)))
             state.dirstack.append(state.cwd)
         lookup = state.lookup(None)
+        lookup.variables.update(assignments)  # `CDPATH=x cd dir`: in effect for the builtin
         if not targets:
             home = lookup.variables.get("HOME")
             self.set_cwd(os.path.normpath(home) if home and name == "cd" else None)
             return
         target = targets[0]
-        if target is None or target == "-" or state.cwd is None and not target.startswith("/"):
+        if target is None or target == "-" or (state.cwd is None and not target.startswith("/")):
             self.set_cwd(None)
             return
         candidates: list[str] = []

@@ -287,8 +287,8 @@ def _standalone(
     shown = json.dumps({k: v for k, v in rule.items() if k != "name"}, separators=(",", ":"))
     return (
         f"policy-prover hook: blocked `openshell policy update` ({_e(label)}): the access it "
-        f"adds is not proven within the boundary {_e(inputs.boundary or '')}. The sandbox's current "
-        "policy is unknown to the hook (no --current), so the addition was checked on its "
+        f"adds is not proven within the boundary {_e(inputs.boundary or '')}. The sandbox's "
+        "current policy is unknown to the hook (no --current), so the addition was checked on its "
         f"own: {shown}\n{boundary_text(outcome)}"
         f'Next: {_ASSESS_STEP} (save this rule as a proposal {{"rule_name": ..., "rule": '
         "...}); or narrow the endpoint (host, port, access or method/path rules, --binary) to "
@@ -332,10 +332,11 @@ def _allow_reach(
                 binaries.append(binary)
     if not found:
         raise _Denied(
-            f"policy-prover hook: blocked `openshell policy update --add-allow` for {_e(host)}:{port}: "
-            f"neither the boundary nor this command has an endpoint {_e(host)}:{port}, so the "
-            "hook cannot tell which binaries the new rules would reach. Give the hook the "
-            "sandbox's current policy (--current FILE or POLICY_PROVER_CURRENT)."
+            "policy-prover hook: blocked `openshell policy update --add-allow` for "
+            f"{_e(host)}:{port}: neither the boundary nor this command has an endpoint "
+            f"{_e(host)}:{port}, so the hook cannot tell which binaries the new rules would "
+            "reach. Give the hook the sandbox's current policy (--current FILE or "
+            "POLICY_PROVER_CURRENT)."
         )
     endpoint = {
         "host": host,
@@ -376,9 +377,9 @@ def _allow_proposal(
             if protocol not in ("rest", "websocket"):
                 raise _Denied(
                     f"policy-prover hook: blocked `openshell policy update --add-allow` for "
-                    f"{_e(host)}:{port}: the endpoint in rule '{_e(name)}' of {_e(current_name)} has "
-                    f"protocol '{protocol or 'none (L4)'}'; method/path rules need rest or "
-                    "websocket, and the gateway would refuse the update."
+                    f"{_e(host)}:{port}: the endpoint in rule '{_e(name)}' of "
+                    f"{_e(current_name)} has protocol '{protocol or 'none (L4)'}'; method/path "
+                    "rules need rest or websocket, and the gateway would refuse the update."
                 )
             incoming: dict[str, Any] = {"host": endpoint["host"], "protocol": protocol}
             incoming["ports" if endpoint.get("ports") else "port"] = endpoint.get(

@@ -51,7 +51,8 @@ def test_a_directory_the_line_cannot_know_is_none(tmp_path: Path) -> None:
     (tmp_path / "t").mkdir()
     t = str(tmp_path)
     text = f"cd - && a; cd $(pwd)/x && b; pushd {t}/t && c; popd; d; cd nowhere; e"
-    named = [(c.argv, c.cwd) for c in split_commands(text, t, ENV) if c.argv[0] in {"a", "b", "c", "d", "e"}]
+    names = {"a", "b", "c", "d", "e"}
+    named = [(c.argv, c.cwd) for c in split_commands(text, t, ENV) if c.argv[0] in names]
     assert named == [
         (["a"], None),
         (["b"], None),
