@@ -241,6 +241,7 @@ def test_a_policy_within_the_boundary_passes_untouched(
         "openshell policy get my-sandbox --full",
         "openshell policy set --help",
         "openshell policy update sb --add-endpoint evil.example:443 --dry-run",
+        "openshell policy set sb --policy policies/bad.yaml --dry-run",
         "openshell policy update sb --remove-rule pypi --remove-endpoint pypi.org:443",
         "openshell policy update sb --add-deny 'api.github.com:443:DELETE:/**'",
         "echo OPENSHELL_SANDBOX_POLICY is documented",
@@ -471,6 +472,8 @@ def test_an_update_within_the_boundary_with_nothing_to_review_passes(
                 '"binaries":[{"path":"/usr/bin/curl"}]}',
                 "result: exceeds_boundary",
                 "host=evil.example:443",
+                "Next: assess the change first (MCP tool assess_proposal, or `policy-prover "
+                "assess`)",
             ],
         ),
         (
@@ -493,7 +496,12 @@ def test_an_update_within_the_boundary_with_nothing_to_review_passes(
         (
             "openshell pol update sb --rule-name meta "
             "--add-endpoint=169.254.169.254:80:full:rest:enforce --binary /usr/bin/curl",
-            ["(--add-endpoint for rule 'meta')", "finding [link_local_reach]"],
+            [
+                "(--add-endpoint for rule 'meta')",
+                "finding [link_local_reach]",
+                "assess it (MCP tool assess_proposal with it as the proposal, or "
+                "`policy-prover assess --current",
+            ],
         ),
         (
             "openshell policy update sb --add-endpoint 169.254.169.254:80::rest:enforce",
