@@ -34,7 +34,7 @@ import re
 from typing import Any, NamedTuple
 
 from server.hooks.shell import SimpleCommand
-from server.hooks.words import kernel_path
+from server.hooks.words import kernel_path, names_openshell
 
 POLICY_ENV = "OPENSHELL_SANDBOX_POLICY"
 OPENSHELL = "openshell"
@@ -125,13 +125,11 @@ _NON_EXECUTING = frozenset(
     | {"apropos", "tldr", "help", "cat", "less", "more", "head", "tail", "wc", "policy-prover"}
     | {"ls", "stat", "file", "diff", "touch", "mkdir", "rm", "cp", "mv", "ln", "test", "["}
     | {"true", "false", ":", "cd", "pushd", "export", "unset", "readonly", "declare"}
+    | {"tee", "sort", "uniq", "cut", "tr", "jq", "base64", "sha256sum", "md5sum", "nl"}
 )
 #: git subcommands that never run a configured command from their arguments.
 _GIT_SAFE = frozenset({"commit", "log", "show", "diff", "grep", "status", "add", "rm", "mv"})
 _GIT_SAFE |= {"tag", "blame", "shortlog", "restore", "checkout", "switch", "stash"}
-#: ``openshell`` as a command inside a word: after a start, blank, quote or shell
-#: punctuation (``!`` for git aliases, ``/`` for a path to the binary), and before an end.
-_MENTION = re.compile(r"(?:^|[\s!;&|(`'\"/=:{,@])openshell(?=$|[\s;&|)`'\"<>}])")
 
 
 class SpecError(ValueError):
@@ -199,6 +197,54 @@ def _is_openshell(value: str | None) -> bool:
     return value is not None and os.path.basename(value).casefold() == OPENSHELL
 
 
+def _executable(name: str, command: SimpleCommand) -> str | None:
+    """The file the shell runs for ``name`` (a ``PATH`` search without a slash)."""
+    if "/" in name:
+        path = kernel_path(name, command.cwd)
+        return path if path and os.path.isfile(path) else None
+    search = command.environment.get("PATH")
+    for directory in (search or "").split(":"):
+        candidate = os.path.join(directory or command.cwd or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _is_openshell_binary(name: str, command: SimpleCommand) -> bool:
+    """``name`` runs the OpenShell CLI under another name: a symbolic or hard link to it,
+    or a copy of it (same size and same first 64 KiB as the ``openshell`` on ``PATH``)."""
+    key = (name, command.environment.get("PATH"), command.cwd)
+    if key not in _BINARY_CACHE:
+        _BINARY_CACHE[key] = _runs_openshell(name, command)
+    return _BINARY_CACHE[key]
+
+
+#: One hook call looks each command name up once (a line may repeat one 100,000 times).
+_BINARY_CACHE: dict[tuple[str, str | None, str | None], bool] = {}
+
+
+def _runs_openshell(name: str, command: SimpleCommand) -> bool:
+    found = _executable(name, command)
+    if found is None:
+        return False
+    real = os.path.realpath(found)
+    if os.path.basename(real).casefold() == OPENSHELL:
+        return True
+    original = _executable(OPENSHELL, command)
+    if original is None:
+        return False
+    try:
+        mine, theirs = os.stat(real), os.stat(os.path.realpath(original))
+        if (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+            return True
+        if mine.st_size != theirs.st_size or mine.st_size == 0:
+            return False
+        with open(real, "rb") as a, open(original, "rb") as b:
+            return a.read(65536) == b.read(65536)
+    except OSError:
+        return False
+
+
 def actions(
     commands: list[SimpleCommand], environ: dict[str, str], line_mentions: bool = True
 ) -> list[Action]:
@@ -216,7 +262,11 @@ def actions(
 def _actions_of(command: SimpleCommand, line_mentions: bool) -> list[Action]:
     found: list[Action] = []
     args = command.args
-    is_openshell = bool(args) and _is_openshell(args[0])
+    is_openshell = (
+        bool(args)
+        and args[0] is not None
+        and (_is_openshell(args[0]) or _is_openshell_binary(args[0], command))
+    )
     if POLICY_ENV in command.assignments and not is_openshell:
         found.append(_policy_file(f"{POLICY_ENV}=", command.assignments[POLICY_ENV], command))
     if POLICY_ENV in command.exports:
@@ -236,8 +286,37 @@ def _actions_of(command: SimpleCommand, line_mentions: bool) -> list[Action]:
     if is_openshell:
         found.extend(_openshell_actions(command, args))
     elif args:
-        found.extend(_embedded(command))
+        found.extend(_embedded(command) or _fed(command, line_mentions))
     return [action for action in found if action is not None]
+
+
+def _fed(command: SimpleCommand, line_mentions: bool) -> list[Action]:
+    """A program that reads text naming openshell (a here-document, a here-string, a pipe
+    from ``echo 'openshell ...'``) or a file this line wrote, on a line naming openshell:
+    ``python3 <<EOF ... os.system("openshell ...")``, ``python3 x.py``."""
+    program = os.path.basename(command.args[0] or "")
+    if program in _NON_EXECUTING or not line_mentions:
+        return []
+    if program == "git" and _git_safe(command.args[1:]):
+        return []
+    what = None
+    if command.fed_mention:
+        what = "reads text that names openshell from its standard input"
+    else:
+        for arg in command.args[1:]:
+            path = kernel_path(arg, command.cwd) if arg and not arg.startswith("-") else None
+            if path is not None and command.written_before.covers(path):
+                what = f"reads {arg}, which this command line writes"
+                break
+    if what is None:
+        return []
+    return [
+        Unverifiable(
+            program,
+            f"`{program}` {what}, and may run openshell in a way the hook cannot check; run "
+            "the openshell command directly",
+        )
+    ]
 
 
 def _program(command: SimpleCommand) -> str:
@@ -260,7 +339,7 @@ def _embedded(command: SimpleCommand) -> list[Action]:
             parsed = parse(args[index + 1 :])
             if parsed.unknown is None and not _applies(parsed):
                 continue  # e.g. `ssh host openshell sandbox list`
-        elif not _MENTION.search(arg.casefold()):
+        elif not names_openshell(arg):
             continue
         return [
             Unverifiable(

@@ -57,6 +57,7 @@ _OPERATORS = (
     ">",
 )
 _OPERATOR_START = frozenset(";&|()<>")
+_WORD_RUN = re.compile(r"[^\s;&|()<>'\"\\$`]+")
 _LIST_END = frozenset({";", "&", "\n", ";;", ";&", ";;&"})
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _REDIRECTS = _WRITE_REDIRECTS | {"<", "<<<", ">&", "<&"}
@@ -72,7 +73,7 @@ _KEYWORDS = frozenset({"then", "else", "elif", "do", "!", "in", "{", "}", "time"
 #: Nesting limit for ``bash -c`` / ``eval`` strings and command substitutions.
 MAX_DEPTH = 8
 #: Words and operators scanned over the whole line, nested strings included.
-MAX_ITEMS = 200_000
+MAX_ITEMS = 50_000
 
 
 class ShellSyntaxError(ValueError):
@@ -89,10 +90,11 @@ class Word(NamedTuple):
     value: str
     raw: str
     dynamic: bool = False
+    segments: tuple[w.Segment, ...] = ()
 
     @property
     def parts(self) -> list[w.Segment]:
-        return w.segments(self.raw)
+        return list(self.segments) if self.segments else w.segments(self.raw)
 
 
 class HereDoc:
@@ -158,6 +160,9 @@ class SimpleCommand:
         self.written_before = written_before
         self.indirect: str | None = None
         self.exports: dict[str, str | None] = {}
+        #: Its standard input carries text naming openshell (a here-document, a
+        #: here-string, or a pipe from a command whose arguments name it).
+        self.fed_mention = False
 
     @property
     def argv(self) -> list[str]:
@@ -224,7 +229,8 @@ def _scan_word(text: str, start: int) -> tuple[int, str, bool]:
             dynamic = True
             i = _end(text, i + 1, "(", ")")
         else:
-            i += 1
+            match = _WORD_RUN.match(text, i)
+            i = match.end() if match else i + 1
     return min(i, n), text[start:i], dynamic
 
 
@@ -300,7 +306,7 @@ def scan(text: str, budget: list[int] | None = None) -> list[Item]:
                 continue
             i = end
             parts = w.segments(raw)
-            word = Word(w.literal_value(parts), raw, dynamic)
+            word = Word(w.literal_value(parts), raw, dynamic, tuple(parts))
             if awaiting is not None:
                 awaiting.delimiter = word.value
                 awaiting.quoted = any(c in raw for c in "'\"\\")
@@ -353,6 +359,7 @@ class _Walker:
         self.journal: list[tuple[str, str, object]] = []
         self.budget = [MAX_ITEMS]
         self.compound = 0  # depth of if/while/for/case bodies and function bodies
+        self.pipe_mention = False  # an earlier element of this pipeline names openshell
 
     # state changes, journalled -------------------------------------------------------
 
@@ -495,6 +502,8 @@ class _Walker:
             elif piped_in:
                 self.blur(element)  # the last one too in bash, not in zsh
             piped_in = piped_out
+            if not piped_out:
+                self.pipe_mention = False
             if first_done is None and not piped_out:
                 first_done = self.mark()
             if item == "||":
@@ -543,7 +552,7 @@ class _Walker:
         depth: int,
         positional: tuple[str, ...] | None,
         piped_in: bool,
-    ) -> None:
+    ) -> SimpleCommand | None:
         state = self.state
         lookup = state.lookup(positional)
         for word in words:
@@ -570,12 +579,12 @@ class _Walker:
                 if keyword in ("for", "select"):
                     if len(words) > 1 and not words[1].dynamic:
                         self.set_var(words[1].value, None)  # the loop variable
-                    return  # `for NAME in WORDS`: no command runs here
+                    return None  # `for NAME in WORDS`: no command runs here
             elif keyword in _CLOSERS:
                 self.compound = max(0, self.compound - 1)
             words = words[1:]
         if not words:
-            return
+            return None
         assignments: dict[str, str | None] = {}
         start = 0
         while start < len(words):
@@ -589,8 +598,18 @@ class _Walker:
             for name, value in assignments.items():
                 self.set_var(name, value)
             self.commands.append(self._simple([], [], assignments, {}, state.cwd))
-            return
-        self._run(rest, assignments, depth, positional, stdin)
+            return None
+        simple = self._run(rest, assignments, depth, positional, stdin)
+        if simple is not None:
+            text = stdin.body if isinstance(stdin, HereDoc) else stdin
+            if text not in (None, "pipe", "file") and w.names_openshell(str(text)):
+                simple.fed_mention = True
+            if piped_in and self.pipe_mention:
+                simple.fed_mention = True
+            named = [a for a in simple.args[1:] if a is not None]
+            if any(w.names_openshell(a) for a in named) or simple.fed_mention:
+                self.pipe_mention = True
+        return simple
 
     def _run(
         self,
@@ -599,7 +618,7 @@ class _Walker:
         depth: int,
         positional: tuple[str, ...] | None,
         stdin: str | HereDoc | None,
-    ) -> None:
+    ) -> SimpleCommand:
         state = self.state
         lookup = state.lookup(positional)
         args: list[str | None] = []
@@ -629,6 +648,12 @@ class _Walker:
                         break
                     args = nested + args
                 continue
+            if name in ("xargs", "find"):
+                runs = _xargs(args[1:]) if name == "xargs" else _find_exec(args[1:])
+                if runs is None:
+                    break
+                args = runs
+                continue
             skipped = _wrapper(name, args[1:])
             if skipped is None:
                 break
@@ -638,19 +663,22 @@ class _Walker:
         simple.indirect = indirect
         self.commands.append(simple)
         if indirect is not None or not args:
-            return
+            return simple
         head = args[0]
         if head is None:
             simple.indirect = "its command name is only known when the shell runs it"
-            return
+            return simple
         name = os.path.basename(head)
         executable = w.kernel_path(head, cwd) if "/" in head else None
         if executable is not None and _written_by_line(executable, state.written):
             simple.indirect = f"it runs {head}, a file this command line writes"
-            return
+            return simple
         lowered = name.lower()
         if lowered in SHELLS:
-            simple.indirect = self._shell(args[1:], depth, stdin)
+            if any(v in assignments or v in state.variables for v in ("BASH_ENV", "ENV")):
+                simple.indirect = "the shell first runs the file BASH_ENV or ENV names"
+            else:
+                simple.indirect = self._shell(args[1:], depth, stdin)
         elif lowered in ("eval",):
             if any(arg is None for arg in args[1:]):
                 simple.indirect = "`eval` runs a string that is only known when the shell runs"
@@ -659,7 +687,9 @@ class _Walker:
         elif lowered in ("source", "."):
             target = args[1] if len(args) > 1 else None
             path = w.kernel_path(target, cwd) if target else None
-            if path is None or _written_by_line(path, state.written):
+            if target is not None and _is_stdin(target):
+                simple.indirect = self._shell([], depth, stdin) or None
+            elif path is None or _written_by_line(path, state.written):
                 simple.indirect = "it sources a script the hook cannot read before it runs"
             self.blur(0)  # a sourced script may change any variable or the directory
             self.state.cwd = None
@@ -667,6 +697,7 @@ class _Walker:
                 self.state.variables[known] = None
         else:
             self._track(lowered, args[1:], cwd, simple)
+        return simple
 
     def _nested(
         self,
@@ -677,7 +708,9 @@ class _Walker:
         subshell: bool = False,
     ) -> None:
         mark = self.mark()
+        outer_pipe_mention = self.pipe_mention
         self.walk(text, depth + 1, positional)
+        self.pipe_mention = outer_pipe_mention
         if subshell:
             self.undo(mark)
 
@@ -694,6 +727,8 @@ class _Walker:
             positional = None if any(a is None for a in rest) else tuple(a for a in rest if a)
             self._nested(operands[0], depth, positional or ("sh",), subshell=True)
             return None
+        if operands and operands[0] is not None and _is_stdin(operands[0]):
+            operands = []  # `bash /dev/stdin`: the script comes from standard input
         if operands:
             script = operands[0]
             path = w.kernel_path(script, self.state.cwd) if script else None
@@ -891,6 +926,10 @@ def _assigned(word: Word, match: re.Match[str], lookup: w.Lookup) -> str | None:
     return fields[0] if fields else ("" if fields == [] else None)
 
 
+def _is_stdin(path: str) -> bool:
+    return path in ("/dev/stdin", "-") or path.startswith(("/dev/fd/", "/proc/self/fd/"))
+
+
 def _is_fd(value: str) -> bool:
     return value.isdigit() or value == "-"
 
@@ -957,6 +996,59 @@ def _wrapper(name: str, args: list[str | None]) -> list[str | None] | None:
     if name == "timeout" and rest:
         rest = rest[1:]  # the duration
     return rest
+
+
+_XARGS_VALUES = frozenset(
+    {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file"}
+    | {"--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs"}
+    | {"--max-chars", "--process-slot-var"}
+)
+
+
+def _xargs(args: list[str | None]) -> list[str | None] | None:
+    """The command ``xargs`` runs: its arguments come from standard input (``None``).
+
+    With ``-I R`` (or ``-i``, ``--replace``) every ``R`` in the command is input too.
+    """
+    replace: str | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg is None:
+            return None
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        name, eq, value = arg.partition("=")
+        if name in ("-I", "--replace", "-i"):
+            if name == "-I" and not eq:
+                value = args[i + 1] if i + 1 < len(args) else None
+                i += 1
+            replace = value or "{}"
+        elif len(arg) > 2 and arg[:2] in ("-I", "-i") and not arg.startswith("--"):
+            replace = arg[2:]
+        elif arg in _XARGS_VALUES and not eq and name not in ("-i", "-e", "-l"):
+            i += 1
+        i += 1
+    command = args[i:] or ["echo"]
+    if replace is None:
+        return [*command, None]
+    return [None if a is None or replace in a else a for a in command]
+
+
+def _find_exec(args: list[str | None]) -> list[str | None] | None:
+    """The first command ``find -exec``/``-execdir``/``-ok`` runs (``{}``: a found path)."""
+    for i, arg in enumerate(args):
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            command: list[str | None] = []
+            for part in args[i + 1 :]:
+                if part in (";", "+"):
+                    break
+                command.append(None if part is None or "{}" in part else part)
+            return command or None
+    return None
 
 
 def _env(

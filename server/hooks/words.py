@@ -26,7 +26,19 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL_PARAMS = frozenset("@*#?$!-")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _GLOB_CHARS = frozenset("*?[")
+_SPECIAL = re.compile(r"[~*?\[{]")
 _PLAIN = re.compile(r"[^\\'\"$`<>]+")
+
+
+#: ``openshell`` named as a command inside a text: after a start, blank, quote or shell
+#: punctuation (``!`` for git aliases, ``/`` for a path to the binary) and before an end;
+#: ``test_openshell.py`` or ``openshell-notes.md`` do not name it.
+MENTION = re.compile(r"(?:^|[\s!;&|(`'\"/=:{,@])openshell(?=$|[\s;&|)`'\"<>}])")
+
+
+def names_openshell(text: str) -> bool:
+    """``text`` names ``openshell`` as a command (any case)."""
+    return "openshell" in text.casefold() and MENTION.search(text.casefold()) is not None
 
 
 class Segment(NamedTuple):
@@ -81,6 +93,8 @@ def backquote_end(text: str, start: int) -> int:
 
 def segments(raw: str) -> list[Segment]:
     """The parts of a raw word, with their quoting (the scanner checked termination)."""
+    if _PLAIN.fullmatch(raw):
+        return [Segment(LIT, raw, False)]  # the common case: no quotes, no expansions
     out: list[Segment] = []
     i = 0
     n = len(raw)
@@ -230,6 +244,8 @@ def expand(parts: list[Segment], lookup: Lookup, *, assignment: bool = False) ->
 
     ``assignment``: the value of ``NAME=value`` (no word splitting, no globbing).
     """
+    if len(parts) == 1 and parts[0].kind == LIT and not _SPECIAL.search(parts[0].text):
+        return [parts[0].text]  # a plain word: nothing to expand
     chars: list[tuple[str, bool]] = []  # (text, quoted) after parameter expansion
     if _brace_expansion(parts):
         return None
@@ -274,6 +290,8 @@ def expand(parts: list[Segment], lookup: Lookup, *, assignment: bool = False) ->
 
 
 def _brace_expansion(parts: list[Segment]) -> bool:
+    if not any("{" in part.text for part in parts if part.kind == LIT and not part.quoted):
+        return False
     text = "".join(part.text if part.kind == LIT and not part.quoted else "\0" for part in parts)
     start = text.find("{")
     return start >= 0 and "}" in text[start:] and ("," in text[start:] or ".." in text[start:])

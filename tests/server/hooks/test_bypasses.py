@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -32,7 +31,7 @@ BAD = "version: 1\nfilesystem_policy:\n  read_only: [/usr]\n  read_write: [/tmp]
 #: A stand-in for the OpenShell CLI: finds the policy file as the real one does
 #: (crates/openshell-cli/src/main.rs, Cli and SandboxCommands::Create; load_sandbox_policy
 #: in crates/openshell-policy/src/lib.rs) and appends what it read to $FAKE_LOG.
-FAKE_OPENSHELL = r"""#!/bin/bash
+FAKE_OPENSHELL = r"""#!/bin/bash -p
 policy=""; have=0; words=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -183,6 +182,57 @@ DENIED = [
     ("if false; then cd policies; fi; openshell policy set sb --policy p.yaml", "cannot tell"),
     ("a=open; b=shell; $a$b policy set sb --policy policies/bad.yaml", "policies/bad.yaml"),
     ("env -u X openshell sandbox create --policy policies/bad.yaml", "policies/bad.yaml"),
+    # Cases beyond the issue's list, found by trying the same ideas elsewhere.
+    (
+        "echo policies/bad.yaml | xargs openshell policy set sb --policy",
+        "cannot tell which file `(a value only known at run time)`",
+    ),
+    (
+        "python3 <<'EOF'\nimport os\n"
+        "os.system('openshell policy set sb --policy policies/bad.yaml')\nEOF",
+        "`python3` reads text that names openshell from its standard input",
+    ),
+    (
+        "echo \"import os; os.system('openshell policy set sb --policy policies/bad.yaml')\""
+        " | python3",
+        "`python3` reads text that names openshell",
+    ),
+    (
+        "printf 'import os; os.system(\"openshell policy set sb --policy policies/bad.yaml\")'"
+        " > x.py; python3 x.py",
+        "`python3` reads x.py, which this command line writes",
+    ),
+    (
+        "printf 'openshell policy set sb --policy policies/bad.yaml' > x.sh; . ./x.sh",
+        "it sources a script the hook cannot read",
+    ),
+    (". /dev/stdin <<< 'openshell policy set sb --policy policies/bad.yaml'", "bad.yaml"),
+    ("bash /dev/stdin <<'EOF'\nopenshell policy set sb --policy policies/bad.yaml\nEOF", "bad"),
+    (
+        "printf 'openshell policy set sb --policy policies/bad.yaml' > r.sh; "
+        "BASH_ENV=r.sh bash -c true",
+        "BASH_ENV",
+    ),
+    (
+        "o=openshell; declare -n r=o; $r policy set sb --policy policies/bad.yaml",
+        "its command name is only known",
+    ),
+    (
+        "o=ls; printf -v o openshell; $o policy set sb --policy policies/bad.yaml",
+        "its command name is only known",
+    ),
+    (
+        "for c in openshell; do $c policy set sb --policy policies/bad.yaml; done",
+        "its command name is only known",
+    ),
+    (
+        "read c <<< openshell; $c policy set sb --policy policies/bad.yaml",
+        "its command name is only known",
+    ),
+    (
+        "cd policies; cd ..; openshell policy set sb --policy policies/bad.yaml",
+        "policies/bad.yaml",
+    ),
 ]
 
 
@@ -212,6 +262,7 @@ def test_each_denied_example_really_applies_the_exceeding_policy_in_bash(
 @pytest.mark.parametrize(
     "command",
     [
+        "echo openshell | xargs -I{} sh -c '{} policy set sb --policy policies/bad.yaml'",
         "x=$(printf 'open%s' shell); $x policy set sb --policy policies/bad.yaml",
         'eval "$(echo open)shell policy set sb --policy policies/bad.yaml"',
         "printf -v x 'open%s' shell; $x policy set sb --policy policies/bad.yaml",
@@ -264,7 +315,7 @@ def test_case_variants_are_openshell(
         "openshell policy set sb --policy policies/bad.yaml --dry-run",
         "openshell policy set --help --policy policies/bad.yaml",
         "openshell sandbox list && openshell policy get sb",
-        "pytest -q tests/test_openshell.py && git commit -m 'openshell policy set'",
+        "python3 -m py_compile tests/test_openshell.py || git commit -m 'openshell policy set'",
         "cat openshell-notes.md | grep -c policy",
     ],
 )
@@ -341,8 +392,29 @@ def test_the_parse_is_bounded_by_work_not_time(
         "policy-prover hook: the command line is too complex to check: the command line has "
         f"more than {shell.MAX_ITEMS} words and operators.",
     )
-    nested = "openshell policy set sb --policy policies/bad.yaml"
-    for _ in range(shell.MAX_DEPTH + 1):
-        nested = "bash -c " + shlex.quote(nested)
+    depth = shell.MAX_DEPTH + 1
+    nested = "echo " + "$(echo " * depth + "openshell policy set sb --policy p.yaml" + ")" * depth
     kind, reason = decision(hook(monkeypatch, capsys, nested, project))
     assert kind == "deny" and f"more than {shell.MAX_DEPTH} nested" in reason
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink", "copy"])
+def test_openshell_under_another_name_is_openshell(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    link: str,
+) -> None:
+    bin_dir = project.parent / "bin"
+    other = bin_dir / "osh"
+    if link == "symlink":
+        other.symlink_to("openshell")
+    elif link == "hardlink":
+        os.link(bin_dir / "openshell", other)
+    else:
+        shutil.copy2(bin_dir / "openshell", other)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    command = "osh policy set sb --policy policies/bad.yaml"
+    kind, reason = decision(hook(monkeypatch, capsys, command, project))
+    assert kind == "deny" and "result: exceeds_boundary" in reason
+    assert BAD in applied(command, project)
