@@ -143,6 +143,8 @@ class PolicyFile(NamedTuple):
     given: str  # the path as written
     path: str | None
     written_by_line: bool
+    #: An earlier program on the line that may have changed any file (``git pull``).
+    writer: str = ""
 
 
 class Unverifiable(NamedTuple):
@@ -468,7 +470,8 @@ def _policy_file(form: str, given: str | None, command: SimpleCommand) -> Any:
         )
     path = kernel_path(given, command.cwd)
     written = path is not None and command.written_before.covers(path)
-    return PolicyFile(form=form, given=given, path=path, written_by_line=written)
+    writer = "" if written else command.written_before.writer or ""
+    return PolicyFile(form, given, path, written or bool(writer), writer)
 
 
 def _openshell_actions(command: SimpleCommand, args: list[str | None]) -> list[Action]:

@@ -66,6 +66,28 @@ _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"}
 )
+#: Programs that write no file (beyond their redirections, which are followed) and run
+#: no command from their arguments. Any other program run before a policy is applied may
+#: change the policy file: the hook then cannot vouch for what it read.
+_READ_ONLY = frozenset(
+    {"cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "test", "[", "[[", "ls"}
+    | {"cat", "grep", "egrep", "fgrep", "rg", "head", "tail", "wc", "stat", "file", "diff"}
+    | {"which", "type", "command", "pwd", "export", "unset", "set", "shopt", "declare"}
+    | {"typeset", "local", "readonly", "alias", "sleep", "date", "whoami", "id", "uname"}
+    | {"printenv", "jq", "uniq", "cut", "tr", "nl", "less", "more", "man", "help", "hash"}
+    | {"read", "mapfile", "readarray", "getopts", "let", "realpath", "readlink", "dirname"}
+    | {"basename", "sha256sum", "md5sum", "base64", "openshell", "wait", "jobs", "exit"}
+    | {"return", "shift", "trap", "umask", "ulimit", "history", "cmp", "tree", "du", "df"}
+    | {"ps", "env", "rm", "chmod", "unalias", "column", "xxd", "od", "hexdump"}
+)
+#: Writers whose targets the walk records exactly.
+_PRECISE_WRITERS = frozenset({"cp", "mv", "install", "ln", "touch", "mkdir", "tee", "curl", "wget"})
+_GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files", "grep"})
+_GIT_READ_ONLY |= {"blame", "describe", "shortlog", "branch", "remote", "version", "help"}
+_POLICY_PROVER_READ_ONLY = frozenset({"check", "assess", "explain", "hook", "--version"})
+#: Programs that print or search their arguments: a shell name among them runs nothing.
+_PRINTS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "man", "which", "type"})
+_PRINTS |= {"whereis", "apropos", "help", "tldr", "command", "git", "cat", "ls"}
 _SETS_VARIABLES = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "let"})
 _OPENERS = frozenset({"if", "while", "until", "for", "select", "case"})
 _CLOSERS = frozenset({"fi", "done", "esac"})
@@ -113,11 +135,13 @@ class WrittenBefore:
     (A view, not a copy: a line of many commands costs no quadratic copying.)
     """
 
-    __slots__ = ("_count", "_order")
+    __slots__ = ("_count", "_order", "writer")
 
-    def __init__(self, order: dict[str, int], count: int) -> None:
+    def __init__(self, order: dict[str, int], count: int, writer: str | None = None) -> None:
         self._order = order
         self._count = count
+        #: The first earlier program that may have written any file (``git pull``...).
+        self.writer = writer
 
     def __contains__(self, path: object) -> bool:
         index = self._order.get(path) if isinstance(path, str) else None
@@ -360,6 +384,7 @@ class _Walker:
         self.budget = [MAX_ITEMS]
         self.compound = 0  # depth of if/while/for/case bodies and function bodies
         self.pipe_mention = False  # an earlier element of this pipeline names openshell
+        self.writer: str | None = None  # the first program that may have written any file
 
     # state changes, journalled -------------------------------------------------------
 
@@ -562,10 +587,14 @@ class _Walker:
         for operator, target in redirects:
             if isinstance(target, HereDoc):
                 stdin = target
-            elif operator == "<<<":
+                if not target.quoted:  # an unquoted body runs its $(...) and `...`
+                    for inner in w.find_substitutions(target.body):
+                        self._nested(inner, depth, positional, subshell=True)
+                continue
+            for inner in w.substitutions(target.parts):  # `> >(cmd)`, `< $(cmd)`
+                self._nested(inner, depth, positional, subshell=True)
+            if operator == "<<<":
                 stdin = target.raw
-                for inner in w.substitutions(target.parts):
-                    self._nested(inner, depth, positional, subshell=True)
             elif operator == "<":
                 stdin = "file"
             elif operator in _WRITE_REDIRECTS or (operator == ">&" and not _is_fd(target.value)):
@@ -695,9 +724,52 @@ class _Walker:
             self.state.cwd = None
             for known in list(self.state.environ):
                 self.state.variables[known] = None
+        elif lowered in ("alias", "trap"):
+            simple.indirect = self._deferred(lowered, args[1:], depth)
         else:
+            simple.indirect = self._embedded_shell(lowered, args, depth, positional)
             self._track(lowered, args[1:], cwd, simple)
+        if self.writer is None and _may_write(lowered, args):
+            self.writer = name
         return simple
+
+    def _deferred(self, name: str, args: list[str | None], depth: int) -> str | None:
+        """``alias NAME=TEXT``, ``trap TEXT SIGNAL``: TEXT runs later, in a state unknown now."""
+        if name == "alias":
+            texts = [a.partition("=")[2] if a is not None else None for a in args]
+            texts = [t for t, a in zip(texts, args, strict=True) if a is None or "=" in a]
+        else:
+            operands = [a for a in args if a is None or not a.startswith("-")]
+            texts = operands[:1] if len(operands) > 1 else []
+        for text in texts:
+            if text is None:
+                return f"`{name}` defines a command that is only known when the shell runs"
+            mark = self.mark()
+            self._enter_function()
+            self.walk(text, depth + 1, None)
+            self._leave_function(mark)
+        return None
+
+    def _embedded_shell(
+        self, name: str, args: list[str | None], depth: int, positional: tuple[str, ...] | None
+    ) -> str | None:
+        """``flock f bash -c TEXT``, ``some-tool eval TEXT``: another program runs a shell
+        or ``eval``; its text is read like the line's own."""
+        if name in _PRINTS:
+            return None
+        for index, arg in enumerate(args[1:], start=1):
+            if arg is None:
+                continue
+            base = os.path.basename(arg).lower()
+            if base in SHELLS:
+                return self._shell(args[index + 1 :], depth, None)
+            if base == "eval":
+                rest = args[index + 1 :]
+                if any(a is None for a in rest):
+                    return "`eval` runs a string that is only known when the shell runs"
+                self._nested(" ".join(a for a in rest if a is not None), depth, positional)
+                return None
+        return None
 
     def _nested(
         self,
@@ -784,7 +856,7 @@ class _Walker:
             assignments=dict(assignments),
             environment=environment,
             cwd=cwd if not self.state.opaque else None,
-            written_before=WrittenBefore(self.state.written, len(self.state.written)),
+            written_before=WrittenBefore(self.state.written, len(self.state.written), self.writer),
         )
 
     def _written(self, value: str) -> None:
@@ -924,6 +996,25 @@ def _assigned(word: Word, match: re.Match[str], lookup: w.Lookup) -> str | None:
     value_parts = w.segments(word.raw[match.end() :])
     fields = w.expand(value_parts, lookup, assignment=True)
     return fields[0] if fields else ("" if fields == [] else None)
+
+
+def _may_write(name: str, args: list[str | None]) -> bool:
+    """The program may write files other than the ones the walk records."""
+    if name in _READ_ONLY or name in _PRECISE_WRITERS or name in SHELLS:
+        return False
+    if name in ("eval", "source", "."):
+        return False  # what they run is walked in turn
+    operands = [a for a in args[1:] if a is not None and not a.startswith("-")]
+    if name == "git":
+        no_config = not any(a is not None and a.startswith("-c") for a in args[1:])
+        return not (no_config and operands and operands[0] in _GIT_READ_ONLY)
+    if name == "policy-prover":
+        return not (args[1:2] and args[1] in _POLICY_PROVER_READ_ONLY)
+    if name == "sed":
+        return any(a is not None and a.startswith(("-i", "--in-place")) for a in args)
+    if name == "sort":
+        return any(a is not None and a.startswith(("-o", "--output")) for a in args)
+    return True
 
 
 def _is_stdin(path: str) -> bool:

@@ -127,6 +127,14 @@ def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) 
             "way the hook cannot follow). Use a literal path, absolute or relative to the "
             "working directory."
         )
+    if action.writer:
+        raise _Denied(
+            f"policy-prover hook: this command line runs `{_e(action.writer)}` before it "
+            f"applies {_e(action.path or action.given)} with {_form(action)}, and "
+            f"`{_e(action.writer)}` may change files; the hook can only check the file as it "
+            f"is before the command runs. Run `{_e(action.writer)}` first, then apply the "
+            "policy in a separate command."
+        )
     if action.written_by_line:
         raise _Denied(
             f"policy-prover hook: this command line writes {_e(action.path)} and then applies it "

@@ -164,10 +164,10 @@ def _dollar(raw: str, i: int, out: list[Segment], quoted: bool) -> int:
         end = balanced_end(raw, i + 1, "(", ")")
         end = n if end < 0 else end
         if raw.startswith("((", i + 1):
-            inner = raw[i + 3 : end - 2]
             # Arithmetic: its subscripts may run command substitutions.
-            kind = SUB if "$(" in inner or "`" in inner else OTHER
-            out.append(Segment(kind, inner if kind == SUB else raw[i:end], quoted))
+            for inner in find_substitutions(raw[i + 3 : end - 2]):
+                out.append(Segment(SUB, inner, quoted))
+            out.append(Segment(OTHER, raw[i:end], quoted))
         else:
             out.append(Segment(SUB, raw[i + 2 : end - 1], quoted))
         return end
@@ -177,9 +177,9 @@ def _dollar(raw: str, i: int, out: list[Segment], quoted: bool) -> int:
         inner = raw[i + 2 : end - 1]
         if _NAME.fullmatch(inner) or inner.isdigit():
             out.append(Segment(PARAM, inner, quoted))
-        elif "$(" in inner or "`" in inner:
-            out.append(Segment(SUB, inner, quoted))  # ${x:-$(cmd)} may run cmd
         else:
+            for sub in find_substitutions(inner):  # ${x:-$(cmd)} may run cmd
+                out.append(Segment(SUB, sub, quoted))
             out.append(Segment(OTHER, raw[i:end], quoted))
         return end
     if nxt == "'" and not quoted:  # $'...': ANSI-C quoting, escapes decoded by the shell
@@ -202,6 +202,36 @@ def _dollar(raw: str, i: int, out: list[Segment], quoted: bool) -> int:
         return i + 2
     out.append(Segment(LIT, "$", quoted))
     return i + 1
+
+
+def find_substitutions(text: str) -> list[str]:
+    """The command substitutions (``$(...)``, backquotes) anywhere in ``text``, as in an
+    unquoted here-document body or inside ``${...}`` and ``$((...))``."""
+    found: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        char = text[i]
+        if char == "\\":
+            i += 2
+        elif text.startswith("$((", i):
+            end = balanced_end(text, i + 1, "(", ")")
+            end = n if end < 0 else end
+            found += find_substitutions(text[i + 3 : end - 2])
+            i = end
+        elif text.startswith("$(", i):
+            end = balanced_end(text, i + 1, "(", ")")
+            end = n if end < 0 else end
+            found.append(text[i + 2 : end - 1])
+            i = end
+        elif char == "`":
+            end = backquote_end(text, i)
+            end = n if end < 0 else end
+            found.append(text[i + 1 : end - 1])
+            i = end
+        else:
+            i += 1
+    return found
 
 
 def literal_value(parts: list[Segment]) -> str:

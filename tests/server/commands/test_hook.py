@@ -181,7 +181,7 @@ def denial(out: str) -> str:
         "sudo -E openshell policy set sb --policy $PWD/policies/bad.yaml",
         "bash -c 'cd policies && openshell policy set sb --policy bad.yaml'",
         "(cd /tmp && ls) && openshell policy set sb --policy policies/bad.yaml 2>/dev/null",
-        "git pull; openshell policy set sb --policy policies/good.yaml && "
+        "git status; openshell policy set sb --policy policies/good.yaml && "
         "openshell policy set sb2 --policy policies/bad.yaml",
     ],
 )

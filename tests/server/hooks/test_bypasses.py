@@ -233,6 +233,22 @@ DENIED = [
         "cd policies; cd ..; openshell policy set sb --policy policies/bad.yaml",
         "policies/bad.yaml",
     ),
+    (
+        "python3 -c \"import shutil; shutil.copy('policies/bad.yaml', 'policies/good.yaml')\"; "
+        "openshell policy set sb --policy policies/good.yaml",
+        "this command line runs `python3` before it applies",
+    ),
+    (
+        "cat <<EOF\n$(openshell policy set sb --policy policies/bad.yaml)\nEOF",
+        "policies/bad.yaml",
+    ),
+    ("ls > >(openshell policy set sb --policy policies/bad.yaml)", "policies/bad.yaml"),
+    (
+        'o=openshell; flock /tmp/hook-test.lock bash -c "$o policy set sb --policy '
+        'policies/bad.yaml"',
+        "policies/bad.yaml",
+    ),
+    ("trap 'openshell policy set sb --policy policies/bad.yaml' EXIT", "policies/bad.yaml"),
 ]
 
 
@@ -268,6 +284,12 @@ def test_each_denied_example_really_applies_the_exceeding_policy_in_bash(
         "printf -v x 'open%s' shell; $x policy set sb --policy policies/bad.yaml",
         "printf '%s' 'open''shell policy set sb --policy policies/bad.yaml' | base64 | "
         "base64 -d | bash",
+        "shopt -s expand_aliases\nalias x='a=open; b=shell; $a$b policy set sb --policy "
+        "policies/bad.yaml'\nx",
+        "o=$(printf 'open%sshell'); timeout 30 bash -c \"$o policy set sb --policy "
+        'policies/bad.yaml"',
+        "o=$(printf 'open%sshell'); flock /tmp/hook-test.lock bash -c \"$o policy set sb "
+        '--policy policies/bad.yaml"',
     ],
 )
 def test_indirection_that_never_names_openshell_asks(
