@@ -506,6 +506,15 @@ class _Walker:
             if item == ")" and case_depth and not frames:
                 words = []  # the end of a case pattern
                 continue
+            if item == "(" and words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\+?=", words[-1].raw):
+                # NAME=(a b c): an array; its elements are words, not a subshell.
+                index = self._past_parens(flat, index, depth, positional)
+                words[-1] = Word(words[-1].value + "(...)", words[-1].raw + "$(:)", True)
+                continue
+            if item == "(" and not words and flat[index][1] == "(":
+                # (( arithmetic )): runs only the substitutions in it.
+                index = self._past_parens(flat, index, depth, positional)
+                continue
             # A simple command ends here.
             piped_out = item in ("|", "|&")
             element = self.mark()
@@ -551,6 +560,26 @@ class _Walker:
                 list_mark, first_done = self.mark(), None
         if frames:
             raise ShellSyntaxError("unterminated '(' in the command line")
+
+    def _past_parens(
+        self, flat: list[Item], index: int, depth: int, positional: tuple[str, ...] | None
+    ) -> int:
+        """Index just past the ``)`` closing the open ``(``; the substitutions in the
+        words between run (``a=($(cmd))``, ``(( x[$(cmd)] ))``) and are walked."""
+        level = 1
+        while index < len(flat) and level:
+            kind, item = flat[index]
+            if kind == "op" and item == "(":
+                level += 1
+            elif kind == "op" and item == ")":
+                level -= 1
+            elif isinstance(item, Word):
+                for inner in w.substitutions(item.parts):
+                    self._nested(inner, depth, positional, subshell=True)
+            index += 1
+        if level:
+            raise ShellSyntaxError("unterminated '(' in the command line")
+        return index
 
     def _enter_function(self) -> None:
         self.compound += 1
@@ -1000,10 +1029,11 @@ def _assigned(word: Word, match: re.Match[str], lookup: w.Lookup) -> str | None:
 
 def _may_write(name: str, args: list[str | None]) -> bool:
     """The program may write files other than the ones the walk records."""
-    if name in _READ_ONLY or name in _PRECISE_WRITERS or name in SHELLS:
-        return False
-    if name in ("eval", "source", "."):
-        return False  # what they run is walked in turn
+    if name in _READ_ONLY or name in _PRECISE_WRITERS or name == "eval":
+        return False  # (what eval runs is walked in turn)
+    if name in SHELLS:
+        options = _shell_options(args[1:])
+        return options is None or not options[0]  # a script file may write anything
     operands = [a for a in args[1:] if a is not None and not a.startswith("-")]
     if name == "git":
         no_config = not any(a is not None and a.startswith("-c") for a in args[1:])

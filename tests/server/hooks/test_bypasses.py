@@ -249,6 +249,8 @@ DENIED = [
         "policies/bad.yaml",
     ),
     ("trap 'openshell policy set sb --policy policies/bad.yaml' EXIT", "policies/bad.yaml"),
+    ("a=(x $(openshell policy set sb --policy policies/bad.yaml))", "policies/bad.yaml"),
+    ("(( n = $(openshell policy set sb --policy policies/bad.yaml | wc -l) ))", "bad.yaml"),
 ]
 
 
@@ -339,6 +341,11 @@ def test_case_variants_are_openshell(
         "openshell sandbox list && openshell policy get sb",
         "python3 -m py_compile tests/test_openshell.py || git commit -m 'openshell policy set'",
         "cat openshell-notes.md | grep -c policy",
+        "a=(x y); (( n = 1 + 2 )); openshell policy set sb --policy policies/good.yaml",
+        "policy-prover check policies/good.yaml --boundary policies/boundary.yaml && "
+        "openshell policy set sb --policy policies/good.yaml",
+        "openshell policy get sb > current.yaml && openshell policy set sb --policy "
+        "policies/good.yaml",
     ],
 )
 def test_what_the_shell_will_do_passes_when_it_is_within(
@@ -440,3 +447,24 @@ def test_openshell_under_another_name_is_openshell(
     kind, reason = decision(hook(monkeypatch, capsys, command, project))
     assert kind == "deny" and "result: exceeds_boundary" in reason
     assert BAD in applied(command, project)
+
+
+@pytest.mark.parametrize(
+    ("command", "writer"),
+    [
+        ("git stash pop; openshell policy set sb --policy policies/good.yaml", "git"),
+        ("bash prepare.sh && openshell policy set sb --policy policies/good.yaml", "bash"),
+        ("make all && OPENSHELL_SANDBOX_POLICY=policies/good.yaml openshell sb create", "make"),
+    ],
+)
+def test_a_program_that_may_change_files_before_the_apply_blocks_it(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    command: str,
+    writer: str,
+) -> None:
+    kind, reason = decision(hook(monkeypatch, capsys, command, project))
+    assert kind == "deny"
+    assert f"this command line runs `{writer}` before it applies" in reason
+    assert f"Run `{writer}` first, then apply the policy in a separate command." in reason
