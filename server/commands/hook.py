@@ -3,9 +3,11 @@
 Reads one hook event on stdin. When the shell command in it applies an OpenShell policy
 (see :mod:`server.hooks.openshell`), runs the prover and, unless the policy is proven
 within the boundary (and, for ``policy update``, nothing needs review), prints the tool's
-denial with the reason. Anything else passes untouched: exit 0, no output. The no-op
-path reads the event and looks for the word ``openshell``; it imports nothing of the
-prover, Z3, pydantic or the MCP stack. Unreadable input, a missing boundary or an
+denial with the reason. A command whose effect the hook cannot know that could reach
+``openshell`` is denied, or, when nothing on the line names OpenShell, the user is asked.
+Anything else passes untouched: exit 0, no output. The no-op path reads the event and
+the command line (:mod:`server.hooks.shell`, standard library only); it imports nothing
+of the prover, Z3, pydantic or the MCP stack. Unreadable input, a missing boundary or an
 internal failure denies (fail closed). Exit status is 0 whenever an answer was written,
 as both tools read a JSON answer only on exit 0.
 """
@@ -36,8 +38,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
             "beforeShellExecution event (cursor) on stdin. If its shell command applies an "
             "OpenShell policy (openshell policy set/update, sandbox create, "
             "OPENSHELL_SANDBOX_POLICY=FILE), check it against the boundary and deny the "
-            "command with the verdict and the next step unless it is within_boundary. Any "
-            "other command passes: exit 0, no output."
+            "command with the verdict and the next step unless it is within_boundary. A "
+            "command whose effect cannot be known that could run openshell is denied, or "
+            "the user is asked. Any other command passes: exit 0, no output."
         ),
     )
     parser.add_argument("tool", choices=TOOLS, help="the event and answer format")
