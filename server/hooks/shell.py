@@ -753,6 +753,8 @@ class _Walker:
             self.state.cwd = None
             for known in list(self.state.environ):
                 self.state.variables[known] = None
+        elif lowered == "hash" and any(a is None or a.startswith("-p") for a in args[1:]):
+            simple.indirect = "`hash -p` changes which program a command name runs"
         elif lowered in ("alias", "trap"):
             simple.indirect = self._deferred(lowered, args[1:], depth)
         else:
@@ -1200,6 +1202,7 @@ def _env(
                 i += 1
             if name == "--ignore-environment":
                 clear = True
+                assignments.clear()  # the shell's NAME=value prefixes are dropped too
             elif name == "--unset":
                 unset.add(value)
                 assignments.pop(value, None)
@@ -1232,11 +1235,13 @@ def _env(
                     break
                 if flag == "i":
                     clear = True
+                    assignments.clear()
                 j += 1
             i += 1
             continue
         if arg == "-":
             clear = True
+            assignments.clear()
             i += 1
             continue
         match = _ASSIGNMENT.match(arg)

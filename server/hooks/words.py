@@ -294,11 +294,7 @@ def expand(parts: list[Segment], lookup: Lookup, *, assignment: bool = False) ->
             value = _parameter(part.text, lookup)
             if value is None:
                 return None
-            if (
-                not part.quoted
-                and not assignment
-                and (not value or any(c in value for c in " \t\n"))
-            ):
+            if not part.quoted and not assignment and (not value or _splits(value, lookup)):
                 return None  # word splitting (and an empty unquoted word vanishes)
             chars.append((value, part.quoted))
             previous = value
@@ -317,6 +313,15 @@ def expand(parts: list[Segment], lookup: Lookup, *, assignment: bool = False) ->
     if any(not quoted and any(c in _GLOB_CHARS for c in text) for text, quoted in chars):
         return _glob(chars, lookup.cwd)
     return [value]
+
+
+def _splits(value: str, lookup: Lookup) -> bool:
+    """Word splitting would cut ``value``: it holds a character of ``$IFS``, or ``IFS`` was
+    set to something the hook does not know."""
+    if "IFS" not in lookup.variables:
+        return any(c in value for c in " \t\n")
+    ifs = lookup.variables["IFS"]
+    return ifs is None or any(c in value for c in ifs)
 
 
 def _brace_expansion(parts: list[Segment]) -> bool:

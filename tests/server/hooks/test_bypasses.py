@@ -250,6 +250,12 @@ DENIED = [
     ),
     ("trap 'openshell policy set sb --policy policies/bad.yaml' EXIT", "policies/bad.yaml"),
     ("a=(x $(openshell policy set sb --policy policies/bad.yaml))", "policies/bad.yaml"),
+    ("IFS=/; p=openshell/policy/set; $p sb --policy policies/bad.yaml", "only known"),
+    ("../bin/opensh?ll policy set sb --policy policies/bad.yaml", "policies/bad.yaml"),
+    (
+        'hash -p "$(cd ../bin && pwd)/openshell" x; x policy set sb --policy policies/bad.yaml',
+        "`hash -p` changes which program",
+    ),
     ("(( n = $(openshell policy set sb --policy policies/bad.yaml | wc -l) ))", "bad.yaml"),
 ]
 
@@ -468,3 +474,19 @@ def test_a_program_that_may_change_files_before_the_apply_blocks_it(
     assert kind == "deny"
     assert f"this command line runs `{writer}` before it applies" in reason
     assert f"Run `{writer}` first, then apply the policy in a separate command." in reason
+
+
+def test_a_cleared_environment_drops_the_policy_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    # `env -i` and `unset` take OPENSHELL_SANDBOX_POLICY away: the sandbox gets the
+    # image's or the built-in policy, which the hook cannot check.
+    for command in (
+        "OPENSHELL_SANDBOX_POLICY=policies/good.yaml env -i openshell sandbox create",
+        "export OPENSHELL_SANDBOX_POLICY=policies/good.yaml; unset OPENSHELL_SANDBOX_POLICY; "
+        "openshell sandbox create",
+        "OPENSHELL_SANDBOX_POLICY=policies/good.yaml; openshell sandbox create",  # not exported
+    ):
+        kind, reason = decision(hook(monkeypatch, capsys, command, project))
+        assert kind == "deny"
+        assert "no --policy and no OPENSHELL_SANDBOX_POLICY" in reason
