@@ -15,6 +15,7 @@ before ``..`` is applied, so ``link/../p.yaml`` names the file next to the link'
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from typing import NamedTuple
@@ -26,6 +27,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL_PARAMS = frozenset("@*#?$!-")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _GLOB_CHARS = frozenset("*?[")
+#: Path components with wildcards a glob may have before the hook stops matching it.
+MAX_GLOB_LEVELS = 2
 _SPECIAL = re.compile(r"[~*?\[{]")
 _PLAIN = re.compile(r"[^\\'\"$`<>]+")
 
@@ -357,8 +360,11 @@ def _glob(chars: list[tuple[str, bool]], cwd: str | None) -> list[str] | None:
     active = "".join(text if not quoted else "\0" * len(text) for text, quoted in chars)
     if not any(c in active for c in "*?") and not re.search(r"\[[^\]]+\]", active):
         return ["".join(text for text, _ in chars)]  # a lone "[" matches itself
-    plain = glob.glob(pattern, root_dir=cwd)
-    hidden = glob.glob(pattern, root_dir=cwd, include_hidden=True)
+    wild = [part for part in active.split("/") if any(c in part for c in "*?[")]
+    if len(wild) > MAX_GLOB_LEVELS:
+        return None  # `/*/*/*/*/x*` would walk the whole file system
+    plain = list(itertools.islice(glob.iglob(pattern, root_dir=cwd), 2))
+    hidden = list(itertools.islice(glob.iglob(pattern, root_dir=cwd, include_hidden=True), 2))
     if len(plain) == 1 and plain == hidden:
         return plain
     return None

@@ -146,3 +146,17 @@ def test_variables_expand_or_say_they_cannot() -> None:
 
 def test_scan_marks_operators() -> None:
     assert [kind for kind, _ in scan("a|b")] == ["word", "op", "word"]
+
+
+def test_globs_expand_to_one_file_or_are_unknown(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    for name in ("bad.yaml", "[b]ad.yaml", "a.yaml", ".hidden.yaml"):
+        (tmp_path / "p" / name).write_text("")
+    t = str(tmp_path)
+    assert _expand("p/[b]ad.yaml", t) == ["p/bad.yaml"]  # as bash expands it, not the decoy
+    assert _expand("'p/[b]ad.yaml'", t) == ["p/[b]ad.yaml"]  # quoted: no expansion
+    assert _expand("p/b*", t) == ["p/bad.yaml"]
+    assert _expand("p/*.yaml", t) is None  # several matches: their order is the locale's
+    assert _expand("p/*hidden.yaml", t) is None  # matches only with dotglob
+    assert _expand("p/nothing*", t) is None  # no match: kept, removed or an error
+    assert _expand("/*/*/*/x*", t) is None  # too many wildcard levels to walk
