@@ -373,13 +373,12 @@ def parse(args: list[str | None]) -> Parsed:
     while i < len(args):
         arg = args[i]
         i += 1
+        if rest:
+            continue  # after --: the sandbox's command, or NAME (no option)
         if arg is None:
             parsed.unknown = "an argument that is only known when the shell runs it"
             if len(parsed.path) < 2:
                 return parsed
-            continue
-        if rest:
-            parsed.positionals.append(arg)
             continue
         if arg == "--":
             rest = True

@@ -188,3 +188,8 @@ def test_help_unknown_words_and_draft_approval() -> None:
         "openshell sandbox create --policy a.yaml", {"OPENSHELL_SANDBOX_POLICY": "/e.yaml"}
     )
     assert [a.path for a in found] == ["/p/a.yaml"]  # --policy wins over the variable
+
+
+def test_an_unknown_word_in_the_sandbox_command_does_not_matter() -> None:
+    (found,) = _actions("openshell sandbox create --policy /abs/p.yaml -- $AGENT_CMD --x")
+    assert isinstance(found, PolicyFile) and found.path == "/abs/p.yaml"
