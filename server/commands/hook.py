@@ -123,8 +123,11 @@ def _reasons(event: Any, args: argparse.Namespace) -> tuple[list[str], list[str]
     except TooComplex as exc:
         return [f"policy-prover hook: the command line is too complex to check: {exc}."], []
     except ShellSyntaxError as exc:
+        from prover.text import escape_control
+
         reason = (
-            f"policy-prover hook: cannot parse this command line ({exc}), so the hook cannot "
+            f"policy-prover hook: cannot parse this command line ({escape_control(str(exc))}), "
+            "so the hook cannot "
             "tell whether it applies an OpenShell policy."
         )
         if mentions:

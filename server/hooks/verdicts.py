@@ -57,9 +57,9 @@ def objections(found: list[Action], inputs: Inputs) -> list[str]:
 
     budget = Budget(inputs.timeout_ms)
     reasons: list[str] = []
-    seen: set[tuple[str, str | None]] = set()
+    seen: set[tuple[str, str]] = set()
     for action in found:
-        key = (type(action).__name__, getattr(action, "path", None) or repr(action))
+        key = (type(action).__name__, repr(action))  # the same file, changed between: both
         if key in seen:
             continue
         seen.add(key)

@@ -490,3 +490,16 @@ def test_a_cleared_environment_drops_the_policy_variable(
         kind, reason = decision(hook(monkeypatch, capsys, command, project))
         assert kind == "deny"
         assert "no --policy and no OPENSHELL_SANDBOX_POLICY" in reason
+
+
+def test_the_same_file_applied_again_after_a_writer_is_checked_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    command = (
+        "openshell policy set sb --policy policies/good.yaml; "
+        "python3 -c \"import shutil; shutil.copy('policies/bad.yaml', 'policies/good.yaml')\"; "
+        "openshell policy set sb --policy policies/good.yaml"
+    )
+    kind, reason = decision(hook(monkeypatch, capsys, command, project))
+    assert kind == "deny" and "runs `python3` before it applies" in reason
+    assert BAD in applied(command, project)
