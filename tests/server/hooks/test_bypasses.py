@@ -119,6 +119,9 @@ def applied(command: str, project: Path) -> list[str]:
     bash = shutil.which("bash")
     if bash is None:
         pytest.skip("needs bash")
+    for tool in ("flock", "python3", "git", "base64", "timeout"):
+        if tool in command and shutil.which(tool) is None:
+            pytest.skip(f"needs {tool}")
     log = project.parent / "applied.log"
     log.unlink(missing_ok=True)
     env = {
