@@ -187,6 +187,8 @@ class SimpleCommand:
         #: Its standard input carries text naming openshell (a here-document, a
         #: here-string, or a pipe from a command whose arguments name it).
         self.fed_mention = False
+        #: It runs in the background or in a pipeline, concurrently with later commands.
+        self.concurrent = False
 
     @property
     def argv(self) -> list[str]:
@@ -451,8 +453,11 @@ class _Walker:
         self.walk_items(scan(text, self.budget), depth, positional)
 
     def walk_items(self, items: list[Item], depth: int, positional: tuple[str, ...] | None) -> None:
-        # One frame per open subshell: (journal mark at "(", outer list mark, outer first).
-        frames: list[tuple[int, int, int | None]] = []
+        # One frame per open subshell: (journal mark at "(", the outer list's mark, first
+        # and first command).
+        frames: list[tuple[int, int, int | None, int]] = []
+        list_start = len(self.commands)  # the current list's first command
+        pipe_start = list_start
         braces: list[tuple[str, int]] = []  # ("fn"|"group", journal mark)
         case_depth = 0
         function_pending = False
@@ -518,6 +523,8 @@ class _Walker:
             # A simple command ends here.
             piped_out = item in ("|", "|&")
             element = self.mark()
+            if not piped_in:
+                pipe_start = len(self.commands)
             if words or redirects:
                 head = words[0].value if words and not words[0].dynamic else ""
                 if head == "function" and len(words) == 2:
@@ -535,6 +542,7 @@ class _Walker:
                 self.undo(element)  # an element of a pipeline runs in a subshell
             elif piped_in:
                 self.blur(element)  # the last one too in bash, not in zsh
+                self._concurrent(pipe_start)  # the elements run at the same time
             piped_in = piped_out
             if not piped_out:
                 self.pipe_mention = False
@@ -543,23 +551,38 @@ class _Walker:
             if item == "||":
                 self.blur(list_mark)  # what follows runs when something before failed
             elif item == "(":
-                frames.append((self.mark(), list_mark, first_done))
-                list_mark, first_done = self.mark(), None
+                frames.append((self.mark(), list_mark, first_done, list_start))
+                list_mark, first_done, list_start = self.mark(), None, len(self.commands)
             elif item == ")":
                 if not frames:
                     raise ShellSyntaxError("unbalanced ')' in the command line")
-                mark, list_mark, first_done = frames.pop()
+                mark, list_mark, first_done, list_start = frames.pop()
                 self.undo(mark)
                 if first_done is None:
                     first_done = self.mark()
             elif item in _LIST_END:
                 if item == "&":
                     self.undo(list_mark)  # a background job runs in a subshell
+                    self._concurrent(list_start)  # ... while the rest of the line runs
                 elif first_done is not None:
                     self.blur(first_done)  # only the first pipeline of a list surely ran
-                list_mark, first_done = self.mark(), None
+                list_mark, first_done, list_start = self.mark(), None, len(self.commands)
         if frames:
             raise ShellSyntaxError("unterminated '(' in the command line")
+
+    def _concurrent(self, start: int) -> None:
+        """Commands from ``start`` run while later commands of the line run too."""
+        for command in self.commands[start:]:
+            command.concurrent = True
+
+    def finish(self) -> list[SimpleCommand]:
+        """A command that runs concurrently (in the background, in a pipeline) races every
+        write of the line, later ones included: it sees them all."""
+        everything = WrittenBefore(self.state.written, len(self.state.written), self.writer)
+        for command in self.commands:
+            if command.concurrent:
+                command.written_before = everything
+        return self.commands
 
     def _past_parens(
         self, flat: list[Item], index: int, depth: int, positional: tuple[str, ...] | None
@@ -1303,4 +1326,4 @@ def split_commands(text: str, cwd: str | None, environ: dict[str, str]) -> list[
     """
     walker = _Walker(environ, cwd)
     walker.walk(text, 0, None)
-    return walker.commands
+    return walker.finish()

@@ -506,3 +506,23 @@ def test_the_same_file_applied_again_after_a_writer_is_checked_again(
     kind, reason = decision(hook(monkeypatch, capsys, command, project))
     assert kind == "deny" and "runs `python3` before it applies" in reason
     assert BAD in applied(command, project)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "openshell policy set sb --policy policies/good.yaml & cp policies/bad.yaml "
+        "policies/good.yaml",
+        "openshell policy set sb --policy policies/good.yaml | sed -i s/usr/tmp/ "
+        "policies/good.yaml",
+        "(openshell policy set sb --policy policies/good.yaml &); make",
+    ],
+)
+def test_a_concurrent_apply_races_every_later_write(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], project: Path, command: str
+) -> None:
+    # A background job or a pipeline element reads the file while later commands run:
+    # a write after it on the line may come first (a race, so no bash run here).
+    kind, reason = decision(hook(monkeypatch, capsys, command, project))
+    assert kind == "deny"
+    assert "this command line" in reason and "policies/good.yaml" in reason
