@@ -3,9 +3,11 @@
 Reads one hook event on stdin. When the shell command in it applies an OpenShell policy
 (see :mod:`server.hooks.openshell`), runs the prover and, unless the policy is proven
 within the boundary (and, for ``policy update``, nothing needs review), prints the tool's
-denial with the reason. Anything else passes untouched: exit 0, no output. The no-op
-path reads the event and looks for the word ``openshell``; it imports nothing of the
-prover, Z3, pydantic or the MCP stack. Unreadable input, a missing boundary or an
+denial with the reason. A command whose effect the hook cannot know that could reach
+``openshell`` is denied, or, when nothing on the line names OpenShell, the user is asked.
+Anything else passes untouched: exit 0, no output. The no-op path reads the event and
+the command line (:mod:`server.hooks.shell`, standard library only); it imports nothing
+of the prover, Z3, pydantic or the MCP stack. Unreadable input, a missing boundary or an
 internal failure denies (fail closed). Exit status is 0 whenever an answer was written,
 as both tools read a JSON answer only on exit 0.
 """
@@ -36,8 +38,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
             "beforeShellExecution event (cursor) on stdin. If its shell command applies an "
             "OpenShell policy (openshell policy set/update, sandbox create, "
             "OPENSHELL_SANDBOX_POLICY=FILE), check it against the boundary and deny the "
-            "command with the verdict and the next step unless it is within_boundary. Any "
-            "other command passes: exit 0, no output."
+            "command with the verdict and the next step unless it is within_boundary. A "
+            "command whose effect cannot be known that could run openshell is denied, or "
+            "the user is asked. Any other command passes: exit 0, no output."
         ),
     )
     parser.add_argument("tool", choices=TOOLS, help="the event and answer format")
@@ -65,55 +68,87 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from server.hooks import events
 
-    reader, denial = (
-        (events.claude_code_event, events.claude_code_denial)
+    reader, answer = (
+        (events.claude_code_event, events.claude_code_answer)
         if args.tool == "claude-code"
-        else (events.cursor_event, events.cursor_denial)
+        else (events.cursor_event, events.cursor_answer)
     )
     try:
         event = reader(events.parse(sys.stdin.buffer.read(events.MAX_EVENT_BYTES + 1)))
     except events.EventError as exc:
-        return _deny(denial, f"policy-prover hook: cannot read the hook event: {exc}.")
-    if event is None or "openshell" not in event.command.lower():
-        return 0  # the cheap no-op path: nothing here applies an OpenShell policy
-    try:
-        reasons = _reasons(event, args)
-    except Exception as exc:  # fail closed: an internal failure never lets a command pass
-        reasons = [
-            f"policy-prover hook: internal error: {type(exc).__name__}: {exc}. The command "
-            "was blocked because it could not be checked."
-        ]
-    if not reasons:
+        return _answer(answer, "deny", [f"policy-prover hook: cannot read the hook event: {exc}."])
+    if event is None:
         return 0
-    return _deny(denial, "\n\n".join(reasons))
+    if len(event.command) > events.MAX_COMMAND_CHARS:
+        return _answer(
+            answer,
+            "deny",
+            [
+                f"policy-prover hook: the command is {len(event.command)} characters long; the "
+                f"hook checks commands of up to {events.MAX_COMMAND_CHARS} characters. Write "
+                "long content to a file with the editor tool and run a shorter command."
+            ],
+        )
+    try:
+        denials, asks = _reasons(event, args)
+    except Exception as exc:  # fail closed: an internal failure never lets a command pass
+        denials, asks = [_internal(exc)], []
+    if denials:
+        return _answer(answer, "deny", denials + asks)
+    if asks:
+        return _answer(answer, "ask", asks)
+    return 0
 
 
-def _reasons(event: Any, args: argparse.Namespace) -> list[str]:
-    from server.hooks.openshell import actions
-    from server.hooks.shell import ShellSyntaxError, split_commands
+def _internal(exc: Exception) -> str:
+    from prover.text import escape_control
+
+    return escape_control(
+        f"policy-prover hook: internal error: {type(exc).__name__}: {exc}. The command "
+        "was blocked because it could not be checked."
+    )
+
+
+def _reasons(event: Any, args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The reasons to deny and the reasons to ask; both empty: no objection."""
+    from server.hooks.openshell import Unverifiable, actions, mentions_openshell
+    from server.hooks.shell import ShellSyntaxError, TooComplex, split_commands
 
     environ = dict(os.environ)
     root = _project_root(event, args.tool)
     cwd = event.cwd if event.cwd and os.path.isabs(event.cwd) else root
+    mentions = mentions_openshell(event.command)
     try:
-        found = actions(split_commands(event.command, cwd, environ), environ)
+        found = actions(split_commands(event.command, cwd, environ), environ, mentions)
+    except TooComplex as exc:
+        return [f"policy-prover hook: the command line is too complex to check: {exc}."], []
     except ShellSyntaxError as exc:
-        return [
-            f"policy-prover hook: cannot parse this command line, which mentions openshell "
-            f"({exc}), so the policy it may apply cannot be checked. Run the openshell "
-            "command on its own, with literal arguments."
-        ]
-    if not found:
-        return []
-    from server.hooks.verdicts import Inputs, objections
+        from prover.text import escape_control
 
+        reason = (
+            f"policy-prover hook: cannot parse this command line ({escape_control(str(exc))}), "
+            "so the hook cannot "
+            "tell whether it applies an OpenShell policy."
+        )
+        if mentions:
+            reason = reason.replace("command line (", "command line, which mentions openshell (")
+            return [reason + " Run the openshell command on its own, with literal arguments."], []
+        return [], [reason]
+    if not found:
+        return [], []
+    from server.hooks.verdicts import Inputs, objections, unverifiable_reason
+
+    asks = [unverifiable_reason(a) for a in found if isinstance(a, Unverifiable) and a.ask]
+    checked = [a for a in found if not (isinstance(a, Unverifiable) and a.ask)]
+    if not checked:
+        return [], asks
     inputs = Inputs(
         boundary=_configured(args.boundary, BOUNDARY_ENV, root),
         current=_configured(args.current, CURRENT_ENV, root),
         credentials=_configured(args.credentials, CREDENTIALS_ENV, root),
         timeout_ms=args.timeout,
     )
-    return objections(found, inputs)
+    return objections(checked, inputs), asks
 
 
 def _project_root(event: Any, tool: str) -> str:
@@ -135,10 +170,10 @@ def _configured(value: str | None, env: str, root: str) -> str | None:
     return os.path.normpath(os.path.join(root, os.path.expanduser(chosen)))
 
 
-def _deny(denial: Any, reason: str) -> int:
+def _answer(answer: Any, decision: str, reasons: list[str]) -> int:
     import json
 
     from server.output import write
 
-    write(sys.stdout, json.dumps(denial(reason), ensure_ascii=False) + "\n")
+    write(sys.stdout, json.dumps(answer(decision, "\n\n".join(reasons)), ensure_ascii=False) + "\n")
     return 0

@@ -15,7 +15,9 @@ two messages ``userMessage`` and ``agentMessage``; both spellings are written so
 denial reads the same in every version.
 
 "No objection" is no output at all and exit 0 for both tools, so their own permission
-rules still apply: the hook never answers ``allow``.
+rules still apply: the hook never answers ``allow``. When it cannot tell what a command
+will run and nothing on the line names OpenShell, it answers ``ask`` (both tools then ask
+their user, showing the reason).
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ import json
 from typing import Any, NamedTuple
 
 #: Largest event read from stdin (a command line may carry a here-document).
-MAX_EVENT_BYTES = 16 * 1024 * 1024
+MAX_EVENT_BYTES = 2 * 1024 * 1024
+#: Longest command checked; a longer one is denied (its parse would take seconds).
+MAX_COMMAND_CHARS = 1_000_000
+#: Deepest JSON nesting accepted (a real event nests 3 levels).
+MAX_EVENT_DEPTH = 32
 
 CLAUDE_EVENT = "PreToolUse"
 CLAUDE_TOOL = "Bash"
@@ -53,11 +59,27 @@ def parse(data: bytes) -> dict[str, Any]:
         raise EventError(f"the hook event exceeds {MAX_EVENT_BYTES} bytes")
     try:
         document = json.loads(data)
+    except RecursionError:
+        raise EventError(f"the hook event nests deeper than {MAX_EVENT_DEPTH} levels") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise EventError(f"the hook event is not JSON: {exc}") from None
     if not isinstance(document, dict):
         raise EventError("the hook event is not a JSON object")
+    _check_depth(document)
     return document
+
+
+def _check_depth(document: Any) -> None:
+    """Refuse an event nested deeper than :data:`MAX_EVENT_DEPTH` (iteratively)."""
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_EVENT_DEPTH:
+            raise EventError(f"the hook event nests deeper than {MAX_EVENT_DEPTH} levels")
+        children = value.values() if isinstance(value, dict) else value
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
 
 
 def _text(document: dict[str, Any], key: str) -> str | None:
@@ -94,22 +116,31 @@ def cursor_event(document: dict[str, Any]) -> ShellEvent | None:
     return ShellEvent(command=command, cwd=_text(document, "cwd") or root, root=root)
 
 
-def claude_code_denial(reason: str) -> dict[str, Any]:
+def claude_code_answer(decision: str, reason: str) -> dict[str, Any]:
+    """``deny`` (the reason goes to the model) or ``ask`` (the user is asked)."""
     return {
         "hookSpecificOutput": {
             "hookEventName": CLAUDE_EVENT,
-            "permissionDecision": "deny",
+            "permissionDecision": decision,
             "permissionDecisionReason": reason,
         }
     }
 
 
-def cursor_denial(reason: str) -> dict[str, Any]:
+def cursor_answer(decision: str, reason: str) -> dict[str, Any]:
     summary = reason.split("\n", 1)[0]
     return {
-        "permission": "deny",
+        "permission": decision,
         "user_message": summary,
         "agent_message": reason,
         "userMessage": summary,
         "agentMessage": reason,
     }
+
+
+def claude_code_denial(reason: str) -> dict[str, Any]:
+    return claude_code_answer("deny", reason)
+
+
+def cursor_denial(reason: str) -> dict[str, Any]:
+    return cursor_answer("deny", reason)

@@ -26,8 +26,15 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from prover.text import escape_control as _e
 from server.hooks.openshell import Action, PolicyFile, PolicyUpdate, Unverifiable
 from server.policy_files import PolicyFileError, read_policy_file
+
+#: The next step for an update the hook cannot pass, for agents with the MCP server too.
+_ASSESS_STEP = (
+    "assess the change first (MCP tool assess_proposal, or `policy-prover assess`) for "
+    "the findings and what would pass"
+)
 
 
 @dataclass(frozen=True)
@@ -50,9 +57,9 @@ def objections(found: list[Action], inputs: Inputs) -> list[str]:
 
     budget = Budget(inputs.timeout_ms)
     reasons: list[str] = []
-    seen: set[tuple[str, str | None]] = set()
+    seen: set[tuple[str, str]] = set()
     for action in found:
-        key = (type(action).__name__, getattr(action, "path", None) or repr(action))
+        key = (type(action).__name__, repr(action))  # the same file, changed between: both
         if key in seen:
             continue
         seen.add(key)
@@ -63,8 +70,8 @@ def objections(found: list[Action], inputs: Inputs) -> list[str]:
         except Exception as exc:  # an internal failure must deny, never pass
             reason = (
                 f"policy-prover hook: internal error while checking {_form(action)}: "
-                f"{type(exc).__name__}: {exc}. The command was blocked because it could "
-                "not be checked."
+                f"{type(exc).__name__}: {_e(str(exc))}. The command was blocked because it "
+                "could not be checked."
             )
         if reason is not None:
             reasons.append(reason)
@@ -72,12 +79,17 @@ def objections(found: list[Action], inputs: Inputs) -> list[str]:
 
 
 def _form(action: Action) -> str:
-    return f"`{action.form}`"
+    return f"`{_e(action.form)}`"
+
+
+def unverifiable_reason(action: Unverifiable) -> str:
+    """Why the hook asks (or denies): it cannot tell what the command runs."""
+    return f"policy-prover hook: cannot check {_form(action)}: {_e(action.reason)}."
 
 
 def _objection(action: Action, inputs: Inputs, budget: Any) -> str | None:
     if isinstance(action, Unverifiable):
-        return f"policy-prover hook: cannot check {_form(action)}: {action.reason}."
+        return unverifiable_reason(action)
     boundary = _boundary(inputs)
     if isinstance(action, PolicyFile):
         return _check_file(action, boundary, inputs, budget)
@@ -98,7 +110,9 @@ def _read(path: str, what: str) -> str:
     try:
         return read_policy_file(path)
     except PolicyFileError as exc:
-        raise _Denied(f"policy-prover hook: cannot read the {what} {path}: {exc}.") from None
+        raise _Denied(
+            f"policy-prover hook: cannot read the {what} {_e(path)}: {_e(str(exc))}."
+        ) from None
 
 
 def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) -> str | None:
@@ -108,14 +122,22 @@ def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) 
 
     if action.path is None:
         raise _Denied(
-            f"policy-prover hook: cannot tell which file `{action.given}` names in "
+            f"policy-prover hook: cannot tell which file `{_e(action.given)}` names in "
             f"{_form(action)} (an unset variable, or a directory the command line changes in a "
             "way the hook cannot follow). Use a literal path, absolute or relative to the "
             "working directory."
         )
+    if action.writer:
+        raise _Denied(
+            f"policy-prover hook: this command line runs `{_e(action.writer)}` before it "
+            f"applies {_e(action.path or action.given)} with {_form(action)}, and "
+            f"`{_e(action.writer)}` may change files; the hook can only check the file as it "
+            f"is before the command runs. Run `{_e(action.writer)}` first, then apply the "
+            "policy in a separate command."
+        )
     if action.written_by_line:
         raise _Denied(
-            f"policy-prover hook: this command line writes {action.path} and then applies it "
+            f"policy-prover hook: this command line writes {_e(action.path)} and then applies it "
             f"with {_form(action)}; the hook can only check the file as it is before the "
             "command runs. Write the policy file first, then apply it in a separate command."
         )
@@ -124,15 +146,16 @@ def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) 
     outcome = check.outcome
     if outcome.verdict is Verdict.WITHIN:
         return None
-    quoted = shlex.join(
-        ["policy-prover", "explain", action.path, "--boundary", inputs.boundary or ""]
+    quoted = _e(
+        shlex.join(["policy-prover", "explain", action.path, "--boundary", inputs.boundary or ""])
     )
+    path = _e(action.path)
     if outcome.verdict is Verdict.ERROR:
-        step = f"Fix the policy file {action.path}, then run the command again."
+        step = f"Fix the policy file {path}, then run the command again."
     elif outcome.verdict is Verdict.EXCEEDS:
         step = (
             f"Run `{quoted}`: it lists every violation and a fix the prover verified. Apply the "
-            f"fix to {action.path}, check it again (`policy-prover check`), then run the "
+            f"fix to {path}, check it again (`policy-prover check`), then run the "
             "command again."
         )
     else:
@@ -141,8 +164,9 @@ def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) 
             "the prover can decide. Only within_boundary passes."
         )
     return (
-        f"policy-prover hook: blocked {_form(action)}: the policy {action.path} is not proven "
-        f"within the boundary {inputs.boundary}.\n{boundary_text(outcome)}Next: {step}"
+        f"policy-prover hook: blocked {_form(action)}: the policy {path} is not proven "
+        f"within the boundary {_e(inputs.boundary or '')}.\n{boundary_text(outcome)}"
+        f"Next: {step}"
     )
 
 
@@ -163,8 +187,8 @@ def _assess(current: str, proposal: dict[str, Any], label: str, **options: Any) 
         return assess_proposal(current, text, **options)
     except (ProposalError, PolicyLoadError) as exc:
         raise _Denied(
-            f"policy-prover hook: blocked `openshell policy update` ({label}): the change "
-            f"cannot be assessed: {exc}"
+            f"policy-prover hook: blocked `openshell policy update` ({_e(label)}): the change "
+            f"cannot be assessed: {_e(str(exc))}"
         ) from None
 
 
@@ -270,12 +294,13 @@ def _standalone(
         return None
     shown = json.dumps({k: v for k, v in rule.items() if k != "name"}, separators=(",", ":"))
     return (
-        f"policy-prover hook: blocked `openshell policy update` ({label}): the access it "
-        f"adds is not proven within the boundary {inputs.boundary}. The sandbox's current "
-        "policy is unknown to the hook (no --current), so the addition was checked on its "
+        f"policy-prover hook: blocked `openshell policy update` ({_e(label)}): the access it "
+        f"adds is not proven within the boundary {_e(inputs.boundary or '')}. The sandbox's "
+        "current policy is unknown to the hook (no --current), so the addition was checked on its "
         f"own: {shown}\n{boundary_text(outcome)}"
-        "Next: narrow the endpoint (host, port, access or method/path rules, --binary) to what "
-        "the boundary allows, then run the command again. Give the hook the sandbox's "
+        f'Next: {_ASSESS_STEP} (save this rule as a proposal {{"rule_name": ..., "rule": '
+        "...}); or narrow the endpoint (host, port, access or method/path rules, --binary) to "
+        "what the boundary allows, then run the command again. Give the hook the sandbox's "
         "current policy (--current FILE or POLICY_PROVER_CURRENT) for an exact merge."
     )
 
@@ -315,10 +340,11 @@ def _allow_reach(
                 binaries.append(binary)
     if not found:
         raise _Denied(
-            f"policy-prover hook: blocked `openshell policy update --add-allow` for {host}:{port}: "
-            f"neither the boundary nor this command has an endpoint {host}:{port}, so the "
-            "hook cannot tell which binaries the new rules would reach. Give the hook the "
-            "sandbox's current policy (--current FILE or POLICY_PROVER_CURRENT)."
+            "policy-prover hook: blocked `openshell policy update --add-allow` for "
+            f"{_e(host)}:{port}: neither the boundary nor this command has an endpoint "
+            f"{_e(host)}:{port}, so the hook cannot tell which binaries the new rules would "
+            "reach. Give the hook the sandbox's current policy (--current FILE or "
+            "POLICY_PROVER_CURRENT)."
         )
     endpoint = {
         "host": host,
@@ -359,9 +385,9 @@ def _allow_proposal(
             if protocol not in ("rest", "websocket"):
                 raise _Denied(
                     f"policy-prover hook: blocked `openshell policy update --add-allow` for "
-                    f"{host}:{port}: the endpoint in rule '{name}' of {current_name} has "
-                    f"protocol '{protocol or 'none (L4)'}'; method/path rules need rest or "
-                    "websocket, and the gateway would refuse the update."
+                    f"{_e(host)}:{port}: the endpoint in rule '{_e(name)}' of "
+                    f"{_e(current_name)} has protocol '{protocol or 'none (L4)'}'; method/path "
+                    "rules need rest or websocket, and the gateway would refuse the update."
                 )
             incoming: dict[str, Any] = {"host": endpoint["host"], "protocol": protocol}
             incoming["ports" if endpoint.get("ports") else "port"] = endpoint.get(
@@ -375,8 +401,8 @@ def _allow_proposal(
                 rule["binaries"] = rules_by_name[name]["binaries"]
             return {"rule_name": name, "rule": rule}
     raise _Denied(
-        f"policy-prover hook: blocked `openshell policy update --add-allow` for {host}:{port}: "
-        f"{current_name} has no endpoint {host}:{port} to add rules to. If the sandbox has "
+        f"policy-prover hook: blocked `openshell policy update --add-allow` for {_e(host)}:{port}: "
+        f"{_e(current_name)} has no endpoint {_e(host)}:{port} to add rules to. If the sandbox has "
         "one, give the hook its current policy (--current FILE or POLICY_PROVER_CURRENT)."
     )
 
@@ -388,28 +414,32 @@ def _update_reason(
 
     a = assessment
     lines = [
-        f"policy-prover hook: blocked `openshell policy update` ({label}) against current "
-        f"policy {current_name} and boundary {inputs.boundary}."
+        f"policy-prover hook: blocked `openshell policy update` ({_e(label)}) against current "
+        f"policy {_e(current_name)} and boundary {_e(inputs.boundary or '')}."
     ]
     if a.application_error is not None:
-        lines.append(f"The gateway would refuse it: {a.application_error}")
+        lines.append(f"The gateway would refuse it: {_e(str(a.application_error))}")
     else:
-        lines.append(a.validation_result)
+        lines.append(_e(str(a.validation_result)))
         for finding in a.findings:
             if not finding.accepted:
-                lines.append(f"finding [{finding.category.value}]: {finding.title}")
-        lines += [f"security note: {note}" for note in a.security_notes]
-        lines += [f"approval blocker: {blocker}" for blocker in a.approval_blockers]
-        lines += [line.strip() for line in boundary_lines(a) if line.strip()]
+                lines.append(_e(f"finding [{finding.category.value}]: {finding.title}"))
+        lines += [_e(f"security note: {note}") for note in a.security_notes]
+        lines += [_e(f"approval blocker: {blocker}") for blocker in a.approval_blockers]
+        lines += [_e(line.strip()) for line in boundary_lines(a) if line.strip()]
     current_arg = inputs.current or inputs.boundary or ""
-    command = shlex.join(
-        ["policy-prover", "assess", "--current", current_arg, "--proposal", "PROPOSAL.json"]
-        + (["--boundary", inputs.boundary] if inputs.boundary else [])
+    command = _e(
+        shlex.join(
+            ["policy-prover", "assess", "--current", current_arg, "--proposal", "PROPOSAL.json"]
+            + (["--boundary", inputs.boundary] if inputs.boundary else [])
+        )
     )
     lines.append(f"proposal: {json.dumps(proposal, separators=(',', ':'))}")
     lines.append(
-        "Next: narrow the endpoint (host, port, access or method/path rules, --binary) to what "
-        "the boundary allows and the task needs, then run the command again; for the full "
-        f"report save the proposal above as PROPOSAL.json and run `{command}`."
+        "Next: save the proposal above as PROPOSAL.json and assess it (MCP tool "
+        f"assess_proposal with it as the proposal, or `{command}`) for the findings and "
+        "what would pass. Or narrow the endpoint (host, port, "
+        "access or method/path rules, --binary) to what the boundary allows and the task "
+        "needs, then run the command again."
     )
     return "\n".join(lines)

@@ -30,6 +30,7 @@ def _json(name: str) -> Any:
 
 
 def _hook_args(command: str, tool: str) -> list[str]:
+    command = command.partition(" || ")[0]  # Claude Code's fail-closed wrapper follows
     words = shlex.split(command)
     assert words[0] == "policy-prover"
     parsed = build_parser().parse_args(words[1:])
@@ -44,6 +45,7 @@ def test_the_claude_code_snippet_runs_the_hook_before_bash() -> None:
     (hook,) = entry["hooks"]
     assert hook["type"] == "command"
     assert isinstance(hook["timeout"], int) and hook["timeout"] > 10  # seconds; checks take 10 s
+    assert hook["onFailure"] == "block"  # Claude Code 2.1.295+: a timeout blocks too
     _hook_args(hook["command"], "claude-code")
 
 
@@ -51,6 +53,7 @@ def test_the_cursor_hooks_file_runs_the_hook_before_shell_commands() -> None:
     document = _json("cursor-hooks.json")
     assert document["version"] == 1
     (hook,) = document["hooks"]["beforeShellExecution"]
+    assert hook["failClosed"] is True  # a crash, timeout or bad output blocks the command
     _hook_args(hook["command"], "cursor")
 
 
@@ -142,3 +145,60 @@ def test_every_policy_prover_command_in_the_skill_parses() -> None:
     for command in commands:
         parsed = parser.parse_args(shlex.split(command)[1:])
         assert parsed.command in ("check", "assess", "explain")
+
+
+def _run_claude_command(
+    tmp_path: Path, path: str, command: str = "ls -la"
+) -> subprocess.CompletedProcess[bytes]:
+    """The manifest's command run through a shell as Claude Code runs it, with ``PATH``."""
+    sh = shutil.which("sh")
+    if sh is None:
+        pytest.skip("needs sh")
+    hook = _json("claude-code-settings.json")["hooks"]["PreToolUse"][0]["hooks"][0]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POLICY_PROVER_")}
+    env["PATH"] = path
+    return subprocess.run(
+        [sh, "-c", hook["command"]],
+        input=json.dumps(_claude_event(command, tmp_path)).encode(),
+        capture_output=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_the_claude_code_hook_blocks_when_policy_prover_is_missing(tmp_path: Path) -> None:
+    # Without the wrapper the shell exits 127, which Claude Code treats as "go ahead".
+    done = _run_claude_command(tmp_path, "/nonexistent")
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert b"policy-prover hook failed (exit 127), so the command is blocked" in done.stderr
+
+
+def test_the_claude_code_hook_blocks_when_policy_prover_crashes(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    crash = bin_dir / "policy-prover"
+    crash.write_text("#!/bin/sh\necho '{\"partial'\nexit 1\n")
+    crash.chmod(0o755)
+    done = _run_claude_command(tmp_path, f"{bin_dir}:/usr/bin:/bin")
+    assert done.returncode == 2
+    assert b"policy-prover hook failed (exit 1)" in done.stderr
+
+
+def test_the_wrapped_claude_code_hook_still_passes_and_denies(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("policy-prover")
+    if not script.exists():
+        pytest.skip("needs the installed policy-prover script")
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies/boundary.yaml").write_text(BOUNDARY, encoding="utf-8")
+    (tmp_path / "policies/wide.yaml").write_text(EXCEEDS, encoding="utf-8")
+    path = f"{script.parent}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    done = _run_claude_command(tmp_path, path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    done = _run_claude_command(
+        tmp_path, path, "openshell policy set sb --policy policies/wide.yaml"
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert "result: exceeds_boundary" in answer["permissionDecisionReason"]

@@ -181,7 +181,7 @@ def denial(out: str) -> str:
         "sudo -E openshell policy set sb --policy $PWD/policies/bad.yaml",
         "bash -c 'cd policies && openshell policy set sb --policy bad.yaml'",
         "(cd /tmp && ls) && openshell policy set sb --policy policies/bad.yaml 2>/dev/null",
-        "git pull; openshell policy set sb --policy policies/good.yaml && "
+        "git status; openshell policy set sb --policy policies/good.yaml && "
         "openshell policy set sb2 --policy policies/bad.yaml",
     ],
 )
@@ -241,6 +241,7 @@ def test_a_policy_within_the_boundary_passes_untouched(
         "openshell policy get my-sandbox --full",
         "openshell policy set --help",
         "openshell policy update sb --add-endpoint evil.example:443 --dry-run",
+        "openshell policy set sb --policy policies/bad.yaml --dry-run",
         "openshell policy update sb --remove-rule pypi --remove-endpoint pypi.org:443",
         "openshell policy update sb --add-deny 'api.github.com:443:DELETE:/**'",
         "echo OPENSHELL_SANDBOX_POLICY is documented",
@@ -340,16 +341,18 @@ def test_a_relative_boundary_starts_at_the_project_root(
             "cannot tell which file `bad.yaml` names",
         ),
         (
-            "X=$(openshell policy set sb --policy policies/good.yaml)",
-            "the command substitution",
+            # A command substitution runs its commands: they are checked in turn.
+            "X=$(openshell policy set sb --policy policies/bad.yaml)",
+            "blocked `openshell policy set`: the policy {project}/policies/bad.yaml",
         ),
         (
             "ls policies/good.yaml | xargs -n1 openshell policy set sb --policy",
-            "`xargs` runs openshell with arguments or in a place the hook cannot see",
+            # xargs appends its input: the policy file is only known at run time.
+            "cannot tell which file `(a value only known at run time)` names",
         ),
         (
             r"find policies -name good.yaml -exec openshell policy set sb --policy {} \;",
-            "`find` runs openshell",
+            "cannot tell which file `(a value only known at run time)` names",
         ),
     ],
     ids=[
@@ -470,6 +473,8 @@ def test_an_update_within_the_boundary_with_nothing_to_review_passes(
                 '"binaries":[{"path":"/usr/bin/curl"}]}',
                 "result: exceeds_boundary",
                 "host=evil.example:443",
+                "Next: assess the change first (MCP tool assess_proposal, or `policy-prover "
+                "assess`)",
             ],
         ),
         (
@@ -492,7 +497,12 @@ def test_an_update_within_the_boundary_with_nothing_to_review_passes(
         (
             "openshell pol update sb --rule-name meta "
             "--add-endpoint=169.254.169.254:80:full:rest:enforce --binary /usr/bin/curl",
-            ["(--add-endpoint for rule 'meta')", "finding [link_local_reach]"],
+            [
+                "(--add-endpoint for rule 'meta')",
+                "finding [link_local_reach]",
+                "assess it (MCP tool assess_proposal with it as the proposal, or "
+                "`policy-prover assess --current",
+            ],
         ),
         (
             "openshell policy update sb --add-endpoint 169.254.169.254:80::rest:enforce",

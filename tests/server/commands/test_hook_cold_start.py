@@ -30,8 +30,15 @@ sys.stdout.flush()
 sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
 sys.exit(status)
 """
-#: What a command that applies no policy may load beyond ``policy-prover --version``.
-NO_OP_EXTRA = {"server.hooks", "server.hooks.events"}
+#: What a command that applies no policy may load beyond ``policy-prover --version``:
+#: the event reader and the shell parser, which reads every command (standard library only).
+NO_OP_EXTRA = {
+    "server.hooks",
+    "server.hooks.events",
+    "server.hooks.shell",
+    "server.hooks.words",
+    "server.hooks.openshell",
+}
 HEAVY = ("z3", "pydantic", "pydantic_core", "yaml", "mcp", "anyio", "starlette", "uvicorn")
 BOUNDARY = "version: 1\nfilesystem_policy:\n  read_only: [/usr, /etc]\n"
 CANDIDATE = "version: 1\nfilesystem_policy:\n  read_only: [/usr]\n"

@@ -13,6 +13,7 @@ from server.hooks.openshell import (
     build_endpoint_proposals,
     generated_rule_name,
     group_allow_rules,
+    parse,
     parse_endpoint_spec,
 )
 from server.hooks.shell import split_commands
@@ -150,3 +151,45 @@ def test_create_uses_the_inherited_environment_variable_or_cannot_be_checked() -
 )
 def test_commands_that_apply_nothing(text: str) -> None:
     assert _actions(text) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "policy"),
+    [
+        # Global options anywhere, clustered, attached or with `=` (main.rs, struct Cli).
+        ("-vg gw policy set sb --policy p.yaml", ["policy", "set"], ["p.yaml"]),
+        ("-vggw pol set --policy=p.yaml", ["policy", "set"], ["p.yaml"]),
+        ("-g=gw -vv policy set sb --workspace w --policy p.yaml", ["policy", "set"], ["p.yaml"]),
+        ("policy -g gw set --gateway-insecure --policy p.yaml", ["policy", "set"], ["p.yaml"]),
+        # --gpu takes an optional value: an option after it stays an option.
+        ("sandbox create --gpu --policy p.yaml -- x", ["sandbox", "create"], ["p.yaml"]),
+        ("sb create --gpu 2 --policy p.yaml", ["sandbox", "create"], ["p.yaml"]),
+        # A value that looks like an option is not taken (clap refuses it).
+        ("sandbox create --name --policy p.yaml", ["sandbox", "create"], ["p.yaml"]),
+        # After --, everything is the sandbox's command.
+        ("sandbox create -- openshell --policy q.yaml", ["sandbox", "create"], None),
+        ("sandbox list --policy p.yaml", ["sandbox", "list"], None),
+    ],
+)
+def test_the_cli_is_read_as_clap_reads_it(args: str, path: list[str], policy: object) -> None:
+    parsed = parse(args.split())
+    assert parsed.path == path
+    assert parsed.options.get("--policy") == policy
+
+
+def test_help_unknown_words_and_draft_approval() -> None:
+    assert parse("policy set -vh --policy p.yaml".split()).help
+    assert parse(["policy", None, "--policy", "p.yaml"]).unknown is not None
+    (found,) = _actions("openshell rl approve sb --chunk-id 7")
+    assert isinstance(found, Unverifiable) and "approving draft rules" in found.reason
+    (found,) = _actions("openshell policy set sb --policy $UNKNOWN_POLICY")
+    assert isinstance(found, PolicyFile) and found.path is None
+    found = _actions(
+        "openshell sandbox create --policy a.yaml", {"OPENSHELL_SANDBOX_POLICY": "/e.yaml"}
+    )
+    assert [a.path for a in found] == ["/p/a.yaml"]  # --policy wins over the variable
+
+
+def test_an_unknown_word_in_the_sandbox_command_does_not_matter() -> None:
+    (found,) = _actions("openshell sandbox create --policy /abs/p.yaml -- $AGENT_CMD --x")
+    assert isinstance(found, PolicyFile) and found.path == "/abs/p.yaml"
