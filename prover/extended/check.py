@@ -143,7 +143,8 @@ def check_extended(
     if outcome.verdict is Verdict.EXCEEDS and isinstance(
         outcome.counterexample, NetworkCounterexample
     ):
-        outcome = _named(outcome, cand, bound)
+        # named with a binary of the effective readings: an executable a process can be
+        outcome = _named(outcome, *_effective(cand, bound, worlds[0], evidence))
     if outcome.verdict is Verdict.WITHIN:
         reachable = [
             (ep.host or ANY_HOST).lower()

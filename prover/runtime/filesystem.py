@@ -173,4 +173,18 @@ def effective_filesystem(
             )
         elif not all(surely(p) or p in FHS_PRESENT for p in user_paths):
             starts = None
+    else:
+        # try_open_path skips a missing path under best_effort: it grants nothing.
+        assumed, sure = _present(assumed, exists), _present(sure, exists)
     return EffectiveFilesystem(assumed, sure, may_be_off, tuple(facts), starts, missing)
+
+
+def _present(fs: Filesystem, exists: Exists) -> Filesystem:
+    """``fs`` without the paths known to be missing from the image."""
+    if not any(exists(p) is False for p in (*fs.read_only, *fs.read_write)):
+        return fs
+    return Filesystem(
+        fs.include_workdir,
+        tuple(p for p in fs.read_only if exists(p) is not False),
+        tuple(p for p in fs.read_write if exists(p) is not False),
+    )
