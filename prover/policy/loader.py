@@ -21,8 +21,14 @@ from typing import TYPE_CHECKING
 from prover.digest import sha256_hex
 from prover.errors import PolicyLoadError
 from prover.policy.facts import drop, keep
-from prover.policy.mainline import mainline_data, mainline_unknown_fields
+from prover.policy.mainline import (
+    mainline_data,
+    mainline_unknown_fields,
+    unknown_field_message,
+    without_fields,
+)
 from prover.policy.memo import TextMemo
+from prover.policy.paths import render_path
 from prover.policy.reader import read_policy_data
 
 if TYPE_CHECKING:
@@ -75,12 +81,18 @@ def policy_data(
     data = read_policy_data(text, checkpoint)
     unknown = mainline_unknown_fields(data)
     if reference:  # the reference reads the others (newer schema versions)
-        unknown = [path for path in unknown if path == "inference"]
+        unknown = [location for location in unknown if location == ("inference",)]
     else:
         data = mainline_data(data)
     if unknown:
-        message = "; ".join(f"unknown field '{path}' in authored policy" for path in unknown)
-        raise PolicyLoadError(message, unknown[0])
+        problems = [unknown_field_message(location) for location in unknown]
+        if not reference:
+            # Every problem in one answer: the schema's too, on the rest of the document.
+            try:
+                validate_policy(without_fields(data, unknown), mainline=True)
+            except PolicyLoadError as error:
+                problems.append(error.message)
+        raise PolicyLoadError("; ".join(problems), render_path(unknown[0]))
     return data
 
 

@@ -98,10 +98,42 @@ def _rule(rule: object) -> object:
     return result
 
 
-def mainline_unknown_fields(data: object) -> list[str]:
-    """The dotted paths of the fields the strict schema reads but the mainline parser
+def mainline_unknown_fields(data: object) -> list[Location]:
+    """The locations of the fields the strict schema reads but the mainline parser
     refuses as unknown (``deny_unknown_fields``), in document order."""
-    return [render_path(location) for location in _unknown(data)]
+    return list(_unknown(data))
+
+
+def unknown_field_message(location: Location) -> str:
+    return f"unknown field '{render_path(location)}' in authored policy"
+
+
+def without_fields(data: object, locations: list[Location]) -> object:
+    """``data`` without the fields at ``locations`` (a ``{glob: ...}`` matcher goes
+    whole), copied along the way, so that the schema can name the other problems."""
+    for location in locations:
+        if location[-1] == "glob":
+            location = location[:-1]
+        data = _without(data, location)
+    return data
+
+
+def _without(node: object, location: Location) -> object:
+    if not location:
+        return node
+    head, rest = location[0], location[1:]
+    if isinstance(node, dict) and isinstance(head, str) and head in node:
+        copy = dict(node)
+        if rest:
+            copy[head] = _without(node[head], rest)
+        else:
+            del copy[head]
+        return copy
+    if isinstance(node, list) and isinstance(head, int) and head < len(node):
+        copy_list = list(node)
+        copy_list[head] = _without(node[head], rest) if rest else None
+        return copy_list
+    return node
 
 
 def _unknown(data: object) -> Iterator[Location]:

@@ -367,8 +367,22 @@ class MiddlewareSection(_Closed):
     middleware: StrictStr
     order: Absent[I32] = None
     config: Absent[dict[StrictStr, Any]] = Field(None, description="Middleware-owned data.")
-    on_error: Absent[Literal["fail_closed", "fail_open"]] = None
+    on_error: Absent[StrictStr] = Field(
+        None, json_schema_extra={"enum": ["fail_closed", "fail_open"]}
+    )
     endpoints: Absent[MiddlewareEndpoints] = None
+
+    @field_validator("on_error", mode="after")
+    @classmethod
+    def _failure_mode(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Mainline parses any string and its validator refuses the others (an empty one
+        # is fail_closed): prover.runtime.middleware_validation.
+        if value is None or value in ("fail_closed", "fail_open") or mainline(info):
+            return value
+        shown = value if len(value) <= 80 else value[:80] + "..."
+        raise fail(
+            ("field '", f"' must be 'fail_closed' or 'fail_open' (got the string {shown!r})")
+        )
 
 
 # ---------------------------------------------------------------------------------------
