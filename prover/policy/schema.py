@@ -119,8 +119,9 @@ class FilesystemPolicySection(_Closed):
 
 
 def _compatibility(value: object) -> object:
-    # The runtime reads any other string as best_effort. We refuse it: a misspelt
-    # ``hard_requirement`` would otherwise silently weaken the policy it was meant to pin.
+    # The reference reading refuses any other value. (The runtime reads any other value
+    # as best_effort, and so does the default reading: prover.policy.mainline rewrites it
+    # before this runs.)
     if isinstance(value, str) and value not in ("best_effort", "hard_requirement"):
         raise fail(
             (

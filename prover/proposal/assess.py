@@ -30,7 +30,6 @@ from prover.policy.loader import load_policy
 from prover.policy.reader import read_policy_data
 from prover.proposal.accepted import AcceptedRisks, apply_accepted_risks, load_accepted_risks
 from prover.proposal.admission import approval_blockers, uninspected_credential_warnings
-from prover.proposal.ambiguity import ambiguities
 from prover.proposal.assessment import Mode, ProposalAssessment, ProposalReceipt, sha256_of
 from prover.proposal.body import ProposedRule, parse_proposal
 from prover.proposal.boundary import with_boundary_verdicts
@@ -44,6 +43,7 @@ from prover.proposal.merge import MergeError, add_rule
 from prover.proposal.notes import security_notes
 from prover.proposal.reach import run_model
 from prover.proposal.registry import load_registry
+from prover.runtime.ambiguity import ambiguities
 from prover.runtime.validation import policy_violations
 
 

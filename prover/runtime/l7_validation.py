@@ -8,7 +8,7 @@ their order. The endpoint is authored data (field names as in YAML, absent = def
 
 from __future__ import annotations
 
-from prover.proposal.endpoint import Data, flag, items, number, option, text
+from prover.runtime.data import Data, flag, items, number, option, text
 
 _L7_PROTOCOLS = ("rest", "websocket", "graphql", "sql", "json-rpc", "mcp")
 _GRAPHQL_OPERATIONS = ("query", "mutation", "subscription")

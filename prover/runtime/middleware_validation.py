@@ -11,7 +11,7 @@ traffic. Middlewares are visited by name, rules by key.
 
 from __future__ import annotations
 
-from prover.proposal.endpoint import Data, items, number, rules_of, text
+from prover.runtime.data import Data, items, number, rules_of, text
 from prover.runtime.host_pattern import HostSelector, host_pattern, host_selector
 
 #: ``openshell-core/src/middleware.rs``.

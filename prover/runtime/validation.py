@@ -13,7 +13,7 @@ semantics answers ``error`` for such a policy, naming every violation.
 :func:`runtime_refusals` takes the policy as the mainline parser read it (authored data:
 field names as in YAML, an absent field is its default) and returns every violation, in
 the validator's order (process, filesystem, endpoints by rule key, middlewares), then
-every ambiguity (:mod:`prover.proposal.ambiguity`).
+every ambiguity (:mod:`prover.runtime.ambiguity`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 
-from prover.proposal.ambiguity import ambiguities
-from prover.proposal.endpoint import Data, flag, items, ports, rules_of, text
+from prover.runtime.ambiguity import ambiguities
+from prover.runtime.data import Data, flag, items, ports, rules_of, text
 from prover.runtime.host_pattern import host_selector
 from prover.runtime.l7_validation import l7_errors
 from prover.runtime.middleware_validation import middleware_violations
