@@ -150,8 +150,8 @@ def l7_errors(endpoint: Data) -> list[str]:
     """Every L7 reason for one endpoint, in ``validate_sandbox_policy``'s order."""
     errors = semantics_errors(endpoint)
     protocol = text(endpoint, "protocol")
-    present = _tcp_only_fields(endpoint)
-    if protocol.lower() == "tcp" and present:
+    present = _tcp_only_fields(endpoint) if protocol.lower() == "tcp" else []
+    if present:
         errors.append(
             f"protocol tcp does not support L7-only fields: {', '.join(present)}; "
             "remove those fields"
