@@ -183,6 +183,28 @@ ROWS: dict[str, str] = {
     )
     + "network_middlewares:\n  m: {middleware: x/guard, "
     "endpoints: {include: ['*.example.com'], exclude: [api.example.com]}}\n",
+    "middleware-tls-skip-recursive": _rule("{host: '*.api.example.com', port: 443, tls: skip}")
+    + "network_middlewares:\n  m: {middleware: x/guard, "
+    "endpoints: {include: ['**.example.com']}}\n",
+    "middleware-tls-skip-universal-exclude": _rule(
+        "{host: '*.api.example.com', port: 443, tls: skip}"
+    )
+    + "network_middlewares:\n  m: {middleware: x/guard, "
+    "endpoints: {include: ['**.example.com'], exclude: ['**']}}\n",
+    "middleware-tls-skip-literal-include": _rule("{host: '*.example.com', port: 443, tls: skip}")
+    + "network_middlewares:\n  m: {middleware: x/guard, "
+    "endpoints: {include: [api.example.com], exclude: ['api.*.com']}}\n",
+    "middleware-tls-skip-disjoint": _rule("{host: 'a*.example.com', port: 443, tls: skip}")
+    + "network_middlewares:\n  m: {middleware: x/guard, endpoints: {include: [b.example.com]}}\n",
+    "middleware-glob-errors": MIDDLEWARE
+    % "    middleware: x/y\n    endpoints: {include: ['a**b.com', '***.com', 'x[!a.com', '']}\n",
+    "tcp-selector-errors": _rule(
+        "{host: '{a,b}.example.com', port: 5432, protocol: tcp}",
+        "{host: 'a b.example.com', port: 5433, protocol: tcp}",
+        f"{{host: '{'x' * 64}.example.com', port: 5434, protocol: tcp}}",
+        f"{{host: '{'.'.join(['a' * 60] * 5)}', port: 5435, protocol: tcp}}",
+        "{host: 'é.example.com', port: 5436, protocol: tcp}",
+    ),
     "several-violations": (
         "version: 1\nprocess: {run_as_user: root}\nfilesystem_policy: {read_write: [/, tmp]}\n"
         "network_policies:\n  r:\n    endpoints:\n      - {host: '*.com', ports: [0]}\n"

@@ -109,12 +109,20 @@ def _tcp_host_problem(host: str) -> str | None:
     if isinstance(selector, str):
         return selector
     labels = ["x" if label == "**" else label.replace("*", "x") for label in host.split(".")]
-    if not all(label.isascii() for label in labels):
-        return "selector cannot represent a valid DNS name: non-ASCII label"
-    if any(len(label) > 63 for label in labels):
-        return "selector cannot represent a valid DNS name: label exceeds 63 bytes"
-    if len(".".join(labels)) > 253:
-        return "selector cannot represent a valid DNS name: name exceeds 255 bytes"
+    for label in labels:
+        if not label.isascii():
+            return f"selector cannot represent a valid DNS name: Malformed label: {label}"
+        if len(label) > 63:
+            return (
+                "selector cannot represent a valid DNS name: decoding error: label bytes "
+                f"exceed 63: {len(label)}"
+            )
+    wire = len(".".join(labels)) + 2  # each label's length byte, and the root
+    if wire > 255:
+        return (
+            "selector cannot represent a valid DNS name: decoding error: name label data "
+            f"exceed 255: {wire}"
+        )
     return None
 
 
