@@ -52,9 +52,8 @@ REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
         "outside sandbox/root/uid, a boundary middleware the candidate lacks, an opaque "
         "endpoint (websocket, MCP, JSON-RPC, GraphQL, SQL, credential injection) without an "
         "identical boundary endpoint or raw L4 access covering it, or overlapping endpoints "
-        "whose answer depends on which one the runtime selects (reason names them), or a "
-        "REST endpoint the runtime's validator refuses (both or neither of access and "
-        "rules). Endpoints identical on both sides that no other endpoint touches are "
+        "whose answer depends on which one the runtime selects (reason names them). "
+        "Endpoints identical on both sides that no other endpoint touches are "
         "never the cause. With --reference-semantics: everything outside the reference "
         "model.",
         "Remove or rewrite the construct named in reason: give an opaque endpoint the "
@@ -114,8 +113,10 @@ REASON_CODES: dict[ReasonCode, tuple[Verdict, str, str]] = {
     ),
     ReasonCode.INVALID_INPUT: (
         Verdict.ERROR,
-        "An input could not be read or is not a valid policy (reason says which and why).",
-        "Fix the policy text and call again.",
+        "An input could not be read or is not a valid policy (reason says which and why), "
+        "or the OpenShell runtime refuses a policy (its validator or endpoint-ambiguity "
+        "check; reason lists every violation in its words).",
+        "Fix the policy text (every violation named) and call again.",
     ),
 }
 

@@ -367,7 +367,8 @@ def cli_words(text: str) -> str:
 
 
 def input_hints(reason: str) -> list[str]:
-    if "invalid policy: " not in reason:
+    refused = "the OpenShell runtime refuses it" in reason
+    if "invalid policy: " not in reason and not refused:
         return [
             "Pass a readable regular file of UTF-8 policy text, at most 4 MiB "
             f"({reason}), then explain again."
@@ -377,10 +378,16 @@ def input_hints(reason: str) -> list[str]:
     hints = []
     for part in re.split(r"; (?=invalid (?:candidate|boundary) policy: )", reason):
         which = "boundary" if part.startswith("invalid boundary policy") else "candidate"
-        detail = part.split("invalid policy: ", 1)[-1]
+        detail = part.split(": ", 1)[-1].removeprefix("invalid policy: ")
         hints.append(f"Fix the {which} policy text ({detail}), then explain again.")
     if _ANY_HOST_REFUSED.search(reason):  # the runtime's validator refusing host * or **
         hints.insert(0, ANY_HOST_HINT)
+    if refused:
+        hints.append(
+            "Fix every violation the runtime names: OpenShell never runs such a policy (the "
+            "gateway refuses it, and one read from the image is replaced by the restrictive "
+            "default), so nothing about it can be proved."
+        )
     if "unknown field" in reason:
         hints.append(
             "Remove or rename the unknown field: the policy schema is closed (metadata and "

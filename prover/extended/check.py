@@ -40,7 +40,7 @@ from prover.extended.reading import (
 from prover.extended.slots import endpoint_slots
 from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.facts import fact
-from prover.policy.shape import runtime_refusal, shape_problems
+from prover.policy.shape import shape_problems
 from prover.results import (
     CheckOutcome,
     FilesystemCounterexample,
@@ -73,14 +73,9 @@ def check_extended(
 ) -> CheckOutcome:
     """The whole extended check on two loaded policies (limits already checked)."""
     if candidate == boundary:
-        # The runtime treats identical policies alike, whatever they contain; say so
-        # when its validator would refuse them (the sandbox keeps its previous policy).
-        refused = runtime_refusal(candidate)
-        outcome = CheckOutcome.within(decided_by="equality")
-        if refused is not None:
-            note = f"identical policies, but the runtime's validator refuses them: {refused}"
-            outcome = outcome.model_copy(update={"reason": note})
-        return outcome
+        # The runtime treats identical policies alike, whatever they contain (one it
+        # refuses never gets here: the loader answers error, prover.runtime.validation).
+        return CheckOutcome.within(decided_by="equality")
     # A boundary middleware the candidate lacks only restricts the boundary: an exceed
     # stands, but within holds only where it selects nothing the candidate can reach.
     missing = _unmatched_middlewares(boundary, candidate)
@@ -107,10 +102,7 @@ def check_extended(
         found = shape_problems(
             policy, extended=True, known_identity=known_identity(evidence), omit=omit
         )
-        here = [f"{label} policy {p}" for p in islice(found, MAX_SHAPE_PROBLEMS + 1)]
-        if here and (refusal := runtime_refusal(policy)) is not None:
-            here.append(f"{label} policy {refusal} (the runtime's validator refuses it)")
-        problems += here
+        problems += [f"{label} policy {p}" for p in islice(found, MAX_SHAPE_PROBLEMS + 1)]
     if problems:
         # Every blocker in one answer, so that one round of edits can clear them all.
         shown = list(dict.fromkeys(problems))

@@ -1,5 +1,10 @@
 """The entry points from policy text to a validated ``AuthoredPolicy``.
 
+In the default (mainline) reading a policy the OpenShell runtime refuses is not loaded:
+its parser's refusals (:func:`prover.policy.mainline.mainline_unknown_fields`) are load
+errors, and after the schema its validator's (:mod:`prover.runtime.validation`) raise
+:class:`PolicyRefusedError`, naming every violation in the runtime's words.
+
 ``load_policy`` validates with the pydantic schema. A boundary check loads its pair with
 ``load_policy_pair``, which first tries the pydantic-free fast path
 (:mod:`prover.policy.fast`) on both texts and uses the schema for both as soon as either
@@ -16,13 +21,37 @@ from typing import TYPE_CHECKING
 from prover.digest import sha256_hex
 from prover.errors import PolicyLoadError
 from prover.policy.facts import drop, keep
-from prover.policy.mainline import mainline_data
+from prover.policy.mainline import (
+    mainline_data,
+    mainline_unknown_fields,
+    unknown_field_message,
+    without_fields,
+)
 from prover.policy.memo import TextMemo
+from prover.policy.paths import render_path
 from prover.policy.reader import read_policy_data
 
 if TYPE_CHECKING:
     from prover.policy.records import AuthoredPolicy as PolicyRecord
     from prover.policy.schema import AuthoredPolicy
+
+
+#: How many of the runtime's reasons one refusal lists (the rest are counted).
+MAX_LISTED_REFUSALS = 100
+
+
+class PolicyRefusedError(PolicyLoadError):
+    """The OpenShell runtime refuses the policy: ``refusals`` holds every reason, in its
+    words (validation violations, then endpoint ambiguities)."""
+
+    def __init__(self, refusals: tuple[str, ...]) -> None:
+        listed = "; ".join(refusals[:MAX_LISTED_REFUSALS])
+        more = len(refusals) - MAX_LISTED_REFUSALS
+        super().__init__(
+            "the OpenShell runtime refuses it (validate_sandbox_policy, "
+            f"find_endpoint_ambiguities): {listed}" + (f"; and {more} more" if more > 0 else "")
+        )
+        self.refusals = refusals
 
 
 class PolicyPairError(Exception):
@@ -31,7 +60,12 @@ class PolicyPairError(Exception):
 
     def __init__(self, problems: list[tuple[str, PolicyLoadError]]) -> None:
         super().__init__(
-            "; ".join(f"invalid {role} policy: invalid policy: {error}" for role, error in problems)
+            "; ".join(
+                f"invalid {role} policy: "
+                + ("" if isinstance(error, PolicyRefusedError) else "invalid policy: ")
+                + str(error)
+                for role, error in problems
+            )
         )
         self.problems = problems
 
@@ -45,24 +79,49 @@ def policy_data(
     """The data of policy text, read and rewritten as the chosen reading reads it
     (before validation); a failure is a ``PolicyLoadError``."""
     data = read_policy_data(text, checkpoint)
-    if not reference:
+    unknown = mainline_unknown_fields(data)
+    if reference:  # the reference reads the others (newer schema versions)
+        unknown = [location for location in unknown if location == ("inference",)]
+    else:
         data = mainline_data(data)
-    elif isinstance(data, dict) and "inference" in data:
-        raise PolicyLoadError("unknown field 'inference' in authored policy", "inference")
+    if unknown:
+        problems = [unknown_field_message(location) for location in unknown]
+        if not reference:
+            # Every problem in one answer: the schema's too, on the rest of the document.
+            try:
+                validate_policy(without_fields(data, unknown), mainline=True)
+            except PolicyLoadError as error:
+                problems.append(error.message)
+        raise PolicyLoadError("; ".join(problems), render_path(unknown[0]))
     return data
 
 
-def validate_policy(data: object) -> AuthoredPolicy:
-    """``data`` validated by the schema; every failure is a ``PolicyLoadError``."""
+def validate_policy(data: object, *, mainline: bool = False) -> AuthoredPolicy:
+    """``data`` validated by the schema; every failure is a ``PolicyLoadError``.
+
+    ``mainline``: the mainline reading, whose caller runs the runtime's validator next
+    (:func:`refuse`): the schema then leaves the checks the validator makes to it.
+    """
     from pydantic import ValidationError
 
     from prover.policy.messages import load_error
-    from prover.policy.schema import AuthoredPolicy
+    from prover.policy.schema import MAINLINE, AuthoredPolicy
 
     try:
-        return AuthoredPolicy.model_validate(data)
+        return AuthoredPolicy.model_validate(data, context=MAINLINE if mainline else None)
     except ValidationError as error:
         raise load_error(error) from None
+
+
+def refuse(data: object, checkpoint: Callable[[], None] | None = None) -> None:
+    """Raise :class:`PolicyRefusedError` if the runtime refuses the policy of ``data``
+    (read in the mainline reading, and valid by the schema)."""
+    from prover.runtime.validation import runtime_refusals
+
+    if isinstance(data, dict):
+        refusals = runtime_refusals(data, checkpoint)
+        if refusals:
+            raise PolicyRefusedError(refusals)
 
 
 def load_policy(
@@ -70,15 +129,23 @@ def load_policy(
     checkpoint: Callable[[], None] | None = None,
     *,
     reference: bool = False,
+    runtime: bool = False,
 ) -> AuthoredPolicy:
     """Read YAML or JSON policy text strictly; every failure is a ``PolicyLoadError``.
 
     ``checkpoint`` (e.g. ``Budget.checkpoint``) is called now and then while reading and
     may raise to stop a read that outlives the caller's deadline. By default the policy
     is read as the mainline runtime reads it (:mod:`prover.policy.mainline`);
-    ``reference`` keeps the reference prover's stricter reading.
+    ``reference`` keeps the reference prover's stricter reading. ``runtime`` (mainline
+    reading only) also runs the runtime's validator: a policy it refuses raises
+    :class:`PolicyRefusedError` naming every violation (``load_policy_pair`` always does).
     """
-    return validate_policy(policy_data(text, checkpoint, reference=reference))
+    data = policy_data(text, checkpoint, reference=reference)
+    runtime = runtime and not reference
+    policy = validate_policy(data, mainline=runtime)
+    if runtime:
+        refuse(data, checkpoint)
+    return policy
 
 
 #: Policies ``load_policy_pair`` loaded, with their data (for the schema, should the
@@ -121,7 +188,9 @@ def load_policy_pair(
             item = policy_data(text, checkpoint, reference=reference)
             policy: AuthoredPolicy | PolicyRecord | None = fast_policy(item)
             if policy is None:
-                policy = validate_policy(item)
+                policy = validate_policy(item, mainline=not reference)
+            if not reference:
+                refuse(item, checkpoint)
         except PolicyLoadError as exc:
             problems.append((role, exc))
             continue
@@ -138,7 +207,7 @@ def load_policy_pair(
         for index, (role, item) in enumerate(zip(("candidate", "boundary"), data, strict=True)):
             if fast[index]:
                 try:
-                    loaded[index] = validate_policy(item)
+                    loaded[index] = validate_policy(item, mainline=not reference)
                 except PolicyLoadError as exc:  # never: the fast path reads only valid ones
                     raise PolicyPairError([(role, exc)]) from None
     candidate_policy, boundary_policy = loaded

@@ -24,6 +24,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -47,6 +48,16 @@ def fail(message: str | tuple[str, str], *sub: str | int) -> PydanticCustomError
     """
     parts = (message,) if isinstance(message, str) else message
     return PydanticCustomError(CUSTOM_ERROR, "{parts}", {"parts": parts, "sub": sub})
+
+
+def mainline(info: ValidationInfo) -> bool:
+    """Is this the mainline reading (``AuthoredPolicy.model_validate(data,
+    context=MAINLINE)``), where the runtime's validator runs after the schema?"""
+    return isinstance(info.context, dict) and info.context.get("reading") == "mainline"
+
+
+#: The validation context of the mainline reading.
+MAINLINE = {"reading": "mainline"}
 
 
 def _reject_null(value: object) -> object:
@@ -87,10 +98,15 @@ class FilesystemPolicySection(_Closed):
 
     @field_validator("read_only", "read_write", mode="after")
     @classmethod
-    def _normalise(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+    def _normalise(cls, paths: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         result: list[str] = []
         for index, raw in enumerate(paths):
             normalised = normalize_filesystem_path(raw)
+            if normalised is None and mainline(info):
+                # The mainline parser takes any string; its validator refuses the path
+                # (prover.runtime.validation), and the loader then returns no policy.
+                result.append(raw)
+                continue
             if normalised is None:
                 problem = (
                     "must be absolute (start with '/')"
@@ -103,8 +119,9 @@ class FilesystemPolicySection(_Closed):
 
 
 def _compatibility(value: object) -> object:
-    # The runtime reads any other string as best_effort. We refuse it: a misspelt
-    # ``hard_requirement`` would otherwise silently weaken the policy it was meant to pin.
+    # The reference reading refuses any other value. (The runtime reads any other value
+    # as best_effort, and so does the default reading: prover.policy.mainline rewrites it
+    # before this runs.)
     if isinstance(value, str) and value not in ("best_effort", "hard_requirement"):
         raise fail(
             (
@@ -294,7 +311,11 @@ class EndpointSection(_Closed):
     mcp: Absent[McpOptions] = Field(None, description="Only valid with protocol mcp.")
 
     @model_validator(mode="after")
-    def _mcp_only_for_mcp(self) -> EndpointSection:
+    def _mcp_only_for_mcp(self, info: ValidationInfo) -> EndpointSection:
+        # In the mainline reading the runtime's validator decides (it refuses only the
+        # options that set the proto's ``mcp``, beside a protocol other than ``mcp``).
+        if mainline(info):
+            return self
         if self.mcp is not None and (self.protocol or "").lower() != "mcp":
             raise fail(("field '", "' (mcp options) is only valid for protocol mcp"), "mcp")
         return self
@@ -347,8 +368,22 @@ class MiddlewareSection(_Closed):
     middleware: StrictStr
     order: Absent[I32] = None
     config: Absent[dict[StrictStr, Any]] = Field(None, description="Middleware-owned data.")
-    on_error: Absent[Literal["fail_closed", "fail_open"]] = None
+    on_error: Absent[StrictStr] = Field(
+        None, json_schema_extra={"enum": ["fail_closed", "fail_open"]}
+    )
     endpoints: Absent[MiddlewareEndpoints] = None
+
+    @field_validator("on_error", mode="after")
+    @classmethod
+    def _failure_mode(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Mainline parses any string and its validator refuses the others (an empty one
+        # is fail_closed): prover.runtime.middleware_validation.
+        if value is None or value in ("fail_closed", "fail_open") or mainline(info):
+            return value
+        shown = value if len(value) <= 80 else value[:80] + "..."
+        raise fail(
+            ("field '", f"' must be 'fail_closed' or 'fail_open' (got the string {shown!r})")
+        )
 
 
 # ---------------------------------------------------------------------------------------

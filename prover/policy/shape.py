@@ -351,29 +351,6 @@ def _is_wildcard(ep: EndpointSection) -> bool:
     return "*" in (ep.host or "")
 
 
-_KNOWN_PROTOCOLS = frozenset(("", "tcp", "rest", "websocket", "graphql", "sql", "json-rpc", "mcp"))
-
-
-def runtime_refusal(policy: AuthoredPolicy) -> str | None:
-    """The first endpoint the runtime's validator refuses, if any: an invalid
-    ``allowed_ips`` entry, an unknown protocol, a REST endpoint with both or neither of
-    access and rules, or ``deny_rules`` without a protocol."""
-    for key, rule in policy.network_policies.items():
-        for ep in rule.endpoints:
-            problem = _address_problem(ep)
-            if problem and "invalid" in problem:
-                return f"rule '{key}' {problem}"
-            protocol = (ep.protocol or "").lower()
-            if protocol not in _KNOWN_PROTOCOLS:
-                return f"rule '{key}' uses unknown protocol '{ep.protocol}'"
-            if protocol in ("", "tcp") and ep.deny_rules:
-                return f"rule '{key}' has deny_rules without a protocol"
-            if protocol == "rest" and (ep.access is not None) == bool(ep.rules):
-                which = "both access and rules" if ep.rules else "neither access nor rules"
-                return f"rule '{key}' has a REST endpoint with {which}"
-    return None
-
-
 def shape_problem(
     policy: AuthoredPolicy,
     *,

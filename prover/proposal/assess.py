@@ -30,7 +30,6 @@ from prover.policy.loader import load_policy
 from prover.policy.reader import read_policy_data
 from prover.proposal.accepted import AcceptedRisks, apply_accepted_risks, load_accepted_risks
 from prover.proposal.admission import approval_blockers, uninspected_credential_warnings
-from prover.proposal.ambiguity import ambiguities
 from prover.proposal.assessment import Mode, ProposalAssessment, ProposalReceipt, sha256_of
 from prover.proposal.body import ProposedRule, parse_proposal
 from prover.proposal.boundary import with_boundary_verdicts
@@ -45,7 +44,8 @@ from prover.proposal.notes import security_notes
 from prover.proposal.reach import run_model
 from prover.proposal.registry import load_registry
 from prover.proposal.repair import fixed_proposal
-from prover.proposal.validate import policy_violations
+from prover.runtime.ambiguity import ambiguities
+from prover.runtime.validation import policy_violations
 
 
 class _NotApplicable(Exception):
@@ -61,7 +61,7 @@ def authored_data(
 ) -> Data:
     """A policy text, loaded and checked by the policy loader, as clean authored data."""
     try:
-        policy = load_policy(text, checkpoint)
+        policy = load_policy(text, checkpoint, runtime=True)
     except PolicyLoadError as error:
         raise PolicyLoadError(f"{what}: {error.message}", error.path) from None
     return clean(policy.model_dump(mode="json", exclude_none=True, exclude_unset=True))
@@ -103,6 +103,7 @@ def _policy_text(policy: Data, checkpoint: Callable[[], None] | None = None) -> 
 
 def _validate(candidate: Data, text: str, checkpoint: Callable[[], None] | None = None) -> None:
     try:
+        # The runtime's validator runs below, as the gateway runs it on a merge.
         load_policy(text, checkpoint)
     except PolicyLoadError as error:
         raise _NotApplicable(f"candidate invalid: {_one_line(error.message)}") from None
@@ -166,9 +167,7 @@ def assess_proposal(
     risks = load_accepted_risks(accepted_risks, tick)
     binaries = load_registry(registry, tick)
     proposed = parse_proposal(proposal, tick)
-    current_data = authored_data(current, "current policy", tick)
-    if boundary is not None:
-        authored_data(boundary, "boundary policy", tick)
+    current_data = _both_read(current, boundary, tick)
     evidence = _environment(environment)
     tick()
     receipt: dict[str, Any] = {
@@ -240,6 +239,28 @@ def assess_proposal(
 
     repaired = fixed_proposal(result, current_data, boundary, budget, evidence, reassess)
     return result.model_copy(update={"fixed_proposal": repaired})
+
+
+def _both_read(
+    current: str | bytes, boundary: str | bytes | None, tick: Callable[[], None]
+) -> Data:
+    """The current policy's data, once both it and the boundary (if any) load; else one
+    ``PolicyLoadError`` naming the problems of both (the runtime's refusals included)."""
+    problems: list[PolicyLoadError] = []
+    current_data: Data = {}
+    for text, what in ((current, "current policy"), (boundary, "boundary policy")):
+        if text is None:
+            continue
+        try:
+            data = authored_data(text, what, tick)
+        except PolicyLoadError as error:
+            problems.append(error)
+            continue
+        if what == "current policy":
+            current_data = data
+    if problems:
+        raise PolicyLoadError("; ".join(p.message for p in problems), problems[0].path)
+    return current_data
 
 
 def _environment(text: str | bytes | None) -> Environment | None:

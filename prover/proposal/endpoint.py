@@ -12,41 +12,21 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-Data = dict[str, Any]
+# The field accessors are the runtime stage's (re-exported for the proposal modules).
+from prover.runtime.data import Data as Data
+from prover.runtime.data import flag as flag
+from prover.runtime.data import items as items
+from prover.runtime.data import number as number
+from prover.runtime.data import option as option
+from prover.runtime.data import ports as ports
+from prover.runtime.data import rules_of as rules_of
+from prover.runtime.data import text as text
 
 PROVIDER_PREFIX = "_provider_"
 
 
 def is_provider_rule(key: str) -> bool:
     return key.startswith(PROVIDER_PREFIX)
-
-
-def text(endpoint: Data, field: str) -> str:
-    value = endpoint.get(field)
-    return value if isinstance(value, str) else ""
-
-
-def flag(endpoint: Data, field: str) -> bool:
-    return endpoint.get(field) is True
-
-
-def items(endpoint: Data, field: str) -> list[Any]:
-    value = endpoint.get(field)
-    return list(value) if isinstance(value, list | tuple) else []
-
-
-def number(endpoint: Data, field: str) -> int:
-    value = endpoint.get(field)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def ports(endpoint: Data) -> list[int]:
-    """Effective ports: ``ports`` if non-empty, else ``[port]`` if set, else none."""
-    listed = [p for p in items(endpoint, "ports") if isinstance(p, int)]
-    if listed:
-        return listed
-    single = number(endpoint, "port")
-    return [single] if single > 0 else []
 
 
 def set_ports(endpoint: Data, values: list[int]) -> None:
@@ -115,11 +95,6 @@ def is_mcp(endpoint: Data) -> bool:
     return protocol(endpoint).lower() == "mcp"
 
 
-def option(endpoint: Data, section: str, field: str) -> Any:
-    block = endpoint.get(section)
-    return block.get(field) if isinstance(block, dict) else None
-
-
 def json_rpc_max_body(endpoint: Data) -> int:
     """The JSON-RPC-family body limit: ``mcp.max_body_bytes`` or ``json_rpc.max_body_bytes``."""
     for section in ("mcp", "json_rpc"):
@@ -155,14 +130,6 @@ def clean(data: Any) -> Any:
     if isinstance(data, list | tuple):
         return [clean(value) for value in data]
     return data
-
-
-def rules_of(policy: Data) -> list[tuple[str, Data]]:
-    """``network_policies`` entries sorted by key (the order every analysis walks)."""
-    rules = policy.get("network_policies")
-    if not isinstance(rules, dict):
-        return []
-    return sorted((key, rule) for key, rule in rules.items() if isinstance(rule, dict))
 
 
 def clone(data: Data) -> Data:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from prover.proposal.globs import host_tokens, languages_overlap
+from prover.runtime.globs import host_tokens, languages_overlap
 
 METADATA_HOSTNAMES: tuple[str, ...] = ("metadata.google.internal",)
 _LINK_LOCAL_V4 = ipaddress.IPv4Network("169.254.0.0/16")

@@ -51,11 +51,12 @@ def require_clean(text: object, what: str) -> None:
 
 
 def loads(text: object) -> bool:
-    """The ground truth: does the loader accept this policy input?"""
+    """The ground truth: does the loader accept this policy input (and the runtime's
+    validator, as the check reads it)?"""
     if not isinstance(text, str | bytes):
         return False
     try:
-        load_policy(text)
+        load_policy(text, runtime=True)
     except PolicyLoadError:
         return False
     return True

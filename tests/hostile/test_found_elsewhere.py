@@ -102,7 +102,9 @@ async def _no_receive() -> dict[str, Any]:
     return {"type": "http.disconnect"}
 
 
-def test_identical_policies_the_runtime_refuses_are_within_with_a_note() -> None:
+def test_identical_policies_are_within_and_ones_the_runtime_refuses_are_errors() -> None:
+    # validate_sandbox_policy does not parse allowed_ips (openshell-validate: no
+    # violation), so the runtime runs this policy, and identical ones are alike.
     policy = (
         "version: 1\nnetwork_policies:\n  r:\n    endpoints:\n"
         "      - {host: api.example.com, port: 443, allowed_ips: ['10.0.0.1%eth0']}\n"
@@ -110,4 +112,7 @@ def test_identical_policies_the_runtime_refuses_are_within_with_a_note() -> None
     )
     outcome = check_boundary(policy, policy, timeout_ms=10_000).outcome
     assert outcome.verdict is Verdict.WITHIN
-    assert "validator refuses" in (outcome.reason or "") and "allowed_ips" in outcome.reason
+    refused = policy.replace("allowed_ips: ['10.0.0.1%eth0']", "protocol: rest")
+    outcome = check_boundary(refused, refused, timeout_ms=10_000).outcome
+    assert outcome.verdict is Verdict.ERROR
+    assert "protocol requires rules or access to define allowed traffic" in (outcome.reason or "")

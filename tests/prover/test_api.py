@@ -54,18 +54,17 @@ def test_every_shape_blocker_is_listed_in_one_unsupported_reason() -> None:
     """Found by an agent: three mistakes in one rule came back one call at a time."""
     candidate = (
         "version: 1\nnetwork_policies:\n  gh:\n    binaries: [{path: usr/bin/curl}]\n"
-        "    endpoints:\n      - {host: api.github.com, protocol: htp}\n"
+        "    endpoints:\n      - {host: api.github.com, port: 443, allowed_ips: [nope]}\n"
         "  pip:\n    binaries: [{path: /usr/bin/pip}]\n"
-        "    endpoints: [{host: pypi.org}]\n"
+        "    endpoints: [{host: '10.0.*.*', port: 443}]\n"
     )
     boundary = "version: 1\n"
     outcome = check_boundary(candidate, boundary).outcome
     assert outcome.verdict is Verdict.UNSUPPORTED
     reason = outcome.reason or ""
     assert "rule 'gh' uses an unsupported binary ('usr/bin/curl' at binaries[0])" in reason
-    assert "rule 'gh' has no port (endpoint 0)" in reason
-    assert "rule 'pip' has no port (endpoint 0)" in reason
-    assert "unknown protocol 'htp' (the runtime's validator refuses it)" in reason
+    assert "rule 'gh' has invalid allowed_ips entry 'nope' (endpoint 0)" in reason
+    assert "rule 'pip' uses an IP-literal wildcard" in reason
     # The reference gives its first reason only.
     reference = check_boundary(candidate, boundary, reference_semantics=True).outcome
     assert reference.reason == "candidate policy rule 'gh' uses an unsupported binary"

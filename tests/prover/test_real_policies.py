@@ -8,21 +8,19 @@ decided wrongly, and the rates at which they are decided must not regress.
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
 from prover.api import check_boundary
 from tests.corpus import CorpusEntry, corpus_entries
 from tests.corpus_variants import variants
+from tests.support import DATA
 
 ENTRIES = list(corpus_entries())
-MAINLINE_REFUSES = (
-    "unknown field",
-    "must be a mapping",
-    "must be absolute",
-    "landlock.compatibility",
-    "missing required field",
-)
+#: What mainline OpenShell says of each corpus policy (tests/prover/runtime/
+#: test_mainline_table.py compares the reading itself with it).
+MAINLINE = json.loads((DATA / "mainline_validation.json").read_text(encoding="utf-8"))["corpus"]
 
 
 def test_corpus_is_present_and_hashes_match() -> None:
@@ -34,16 +32,21 @@ def test_corpus_is_present_and_hashes_match() -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.file for e in ENTRIES])
 def test_policy_against_itself(entry: CorpusEntry) -> None:
+    """An error exactly when mainline refuses the policy, naming each of its violations;
+    otherwise within itself."""
     result = check_boundary(entry.text, entry.text).outcome
     status = result.verdict.value
-    assert status != "exceeds_boundary", entry.file
-    assert status in ("within_boundary", "error"), (entry.file, result.reason)
-    if entry.expect == "valid" and status == "error":
-        # Only what the mainline parser refuses too may be an error: unknown fields (a
-        # schema the runtime never merged), a list where a map is required, relative or
-        # Windows paths, and the deliberately strict Landlock mode.
-        reason = result.reason or ""
-        assert any(marker in reason for marker in MAINLINE_REFUSES), (entry.file, reason)
+    answer = MAINLINE[entry.file]
+    reason = result.reason or ""
+    if answer["parse_sandbox_policy"] != "ok":
+        assert status == "error" and "invalid policy: " in reason, (entry.file, reason)
+    elif answer["validate_sandbox_policy"] or answer["find_endpoint_ambiguities"]:
+        assert status == "error" and "the OpenShell runtime refuses it" in reason, entry.file
+        for violation in answer["validate_sandbox_policy"]:
+            assert violation in reason, (entry.file, violation)
+        assert ("conflicting metadata" in reason) == bool(answer["find_endpoint_ambiguities"])
+    else:
+        assert status == "within_boundary", (entry.file, reason)
 
 
 def _loadable() -> list[CorpusEntry]:
@@ -55,7 +58,8 @@ def _loadable() -> list[CorpusEntry]:
 
 
 def test_narrowings_and_widenings_are_decided_and_never_wrong() -> None:
-    """Measured on this corpus: narrowings 419/428 within; network widenings all exceed.
+    """Measured on this corpus: narrowings 339/339 within; network widenings 309/309
+    exceed (of the policies mainline runs; those it refuses are errors).
 
     A writable path added beside a boundary that includes the image's working directory
     stays ``unsupported`` without environment evidence (that directory could be it).
@@ -75,7 +79,7 @@ def test_narrowings_and_widenings_are_decided_and_never_wrong() -> None:
                 total[kind] += 1
                 decided[kind] += got == variant.expected
     assert wrong == []
-    assert total["narrowing"] >= 400 and total["network widening"] >= 350
+    assert total["narrowing"] >= 330 and total["network widening"] >= 300, total
     assert decided["narrowing"] >= 0.97 * total["narrowing"], (decided, total)
     assert decided["network widening"] == total["network widening"], (decided, total)
 
@@ -100,4 +104,4 @@ def test_with_the_sandbox_image_evidence_every_widening_is_an_exceed() -> None:
                 wrong += got.verdict.value != variant.expected
             else:
                 undecided += 1
-    assert total >= 700 and wrong == 0 and undecided == 0, (total, wrong, undecided)
+    assert total >= 600 and wrong == 0 and undecided == 0, (total, wrong, undecided)

@@ -27,8 +27,10 @@ REPO_ROOT = Path(server.__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
 SEED_CANDIDATE = "version: 1\nfilesystem_policy:\n  read_only:\n    - /usr\n"
 SEED_BOUNDARY = "version: 1\nfilesystem_policy:\n  read_only:\n    - /usr\n    - /etc\n"
-ROOT_CANDIDATE = SEED_CANDIDATE + "process:\n  run_as_user: root\n"
-SANDBOX_BOUNDARY = SEED_BOUNDARY + "process:\n  run_as_user: sandbox\n"
+# An exceed without network rules (run_as_user: root, once used here, is refused by the
+# runtime's validator: an error).
+ROOT_CANDIDATE = SEED_CANDIDATE + "landlock:\n  compatibility: best_effort\n"
+SANDBOX_BOUNDARY = SEED_BOUNDARY + "landlock:\n  compatibility: hard_requirement\n"
 NETWORK_BOUNDARY = (
     SEED_BOUNDARY
     + """\

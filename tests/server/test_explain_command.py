@@ -28,6 +28,8 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "exceeds.yaml": THREE_VIOLATIONS,
         "within.yaml": "version: 1\nfilesystem_policy: {read_only: [/usr]}\n",
         "graphql.yaml": GRAPHQL,
+        # (graphql without rules or access is refused by the runtime: an error)
+        "uid.yaml": "version: 1\nprocess: {run_as_user: '1500'}\n",
         "invalid.yaml": "version: 1\nmetadata: {}\n",
     }.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -40,7 +42,8 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ("within.yaml", 0, "within_boundary"),
         ("exceeds.yaml", 1, "exceeds_boundary"),
         ("invalid.yaml", 2, "error"),
-        ("graphql.yaml", 3, "unsupported"),
+        ("uid.yaml", 3, "unsupported"),
+        ("graphql.yaml", 2, "error"),
     ],
 )
 def test_json_output_is_the_librarys_explanation_and_the_exit_status_the_checks(

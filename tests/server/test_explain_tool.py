@@ -21,7 +21,7 @@ NAME = "explain_counterexample"
 CASE_IDS = [
     "rest-boundary-does-not-contain-l4",
     "proc-unresolved-user-does-not-mask-landlock",
-    "docs-graphql-protocol-unsupported",
+    "docs-process-uid-change-unsupported",  # (graphql without rules: refused, an error)
     "docs-fs-readonly-subset-within",
     "resource-1025-rules-inconclusive",
     "parse-unknown-top-level-field-error",

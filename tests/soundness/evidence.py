@@ -198,6 +198,18 @@ def _grants(text: str, workdir: str) -> tuple[list[str], list[str], str, str]:
     )
 
 
+def _refused_identity(value: str) -> bool:
+    """Does the runtime refuse this explicit identity? Written from OpenShell's
+    ``is_valid_sandbox_identity`` (openshell-policy/src/lib.rs): only ``sandbox`` or a u32
+    in [1, u32::MAX - 1] is accepted; an omitted one (empty) is not checked."""
+    if value in ("", "sandbox"):
+        return False
+    digits = value[1:] if value.startswith("+") else value
+    if not (digits.isascii() and digits.isdigit()):
+        return True
+    return not 1 <= int(digits) <= 2**32 - 2
+
+
 def run_evidence_pair(seed: int, index: int) -> tuple[list[EvidenceFinding], dict[str, str]]:
     """Check one generated pair with its evidence, in both semantics; findings and the
     verdict of each semantics."""
@@ -259,6 +271,16 @@ def run_evidence_pair(seed: int, index: int) -> tuple[list[EvidenceFinding], dic
                     nb, nc = judge.number(b, cex.field), judge.number(c, cex.field)
                     if nb is None or nc is None or nb == 0 or nb == nc:
                         finding("replay_failure", f"{label}: {cex.field} {b!r} vs {c!r}")
+            elif (
+                outcome.verdict is Verdict.ERROR
+                and not reference
+                and "the OpenShell runtime refuses it" in (outcome.reason or "")
+            ):
+                # validate_sandbox_policy (lib.rs): refused identities, read_write "/".
+                if not any(
+                    _refused_identity(value) for value in (c_user, c_group, b_user, b_group)
+                ) and all(path.rstrip("/") for path in c_rw + b_rw):
+                    finding("bug", f"{label}: refused without a refused identity or path")
             elif outcome.verdict in (Verdict.ERROR, Verdict.INCONCLUSIVE):
                 finding("bug", f"{label}: {outcome.verdict.value} {outcome.reason}")
     return findings, verdicts

@@ -96,7 +96,8 @@ def opaque_config(rng: random.Random) -> Document:
     protocol = rng.choice(("websocket", "mcp", "json-rpc", "graphql", "sql", "websocket", "mcp"))
     config: Document = {"protocol": protocol}
     if rng.random() < 0.8:
-        config["enforcement"] = "enforce"
+        # (The runtime refuses SQL enforcement: validate_sandbox_policy.)
+        config["enforcement"] = "audit" if protocol == "sql" else "enforce"
     rules = OPAQUE_RULES[protocol]
     config["rules"] = [{"allow": dict(r)} for r in rng.sample(rules, rng.randint(1, len(rules)))]
     if rng.random() < 0.2:
@@ -308,8 +309,10 @@ def policy_document(rng: random.Random, plan: Plan) -> Document:
 def middlewares(rng: random.Random) -> Document:
     """One or two middleware entries selecting hosts (identical in derived candidates)."""
     found: Document = {}
-    for name in rng.sample(("redact", "audit_log", "dlp"), rng.randint(1, 2)):
+    for order, name in enumerate(rng.sample(("redact", "audit_log", "dlp"), rng.randint(1, 2))):
         entry: Document = {"middleware": rng.choice(("openshell/regex", "corp/dlp"))}
+        if order:  # distinct orders: the runtime refuses two middlewares with one order
+            entry["order"] = order
         if rng.random() < 0.5:
             entry["on_error"] = rng.choice(("fail_closed", "fail_open"))
         include = rng.sample([*v.EXACT_HOSTS[:5], *v.WILDCARD_HOSTS[:4]], rng.randint(1, 2))

@@ -196,6 +196,10 @@ def judge(
 
     verdict, code = outcome.verdict, outcome.reason_code
     if verdict is Verdict.ERROR:
+        if "the OpenShell runtime refuses it" in (outcome.reason or ""):
+            # A policy the runtime never runs: never a pass. (Whether the runtime refuses
+            # exactly these is tests/prover/runtime/test_mainline_table.py's question.)
+            return [], 0
         return finding("rejected_input", outcome.reason or ""), 0
     if verdict is Verdict.INCONCLUSIVE:
         if code is ReasonCode.INVALID_WITNESS:

@@ -41,7 +41,7 @@ WILDCARD_HOSTS: tuple[str, ...] = (
     "**.github.com",
     "*.openshell.internal",
     "host.*.internal",
-    "**.internal",
+    "**.docker.internal",  # (**.internal: a TLD wildcard the runtime refuses)
     "*.corp.example",
 )
 #: Hosts no generated policy names and no generated wildcard matches.
@@ -195,5 +195,6 @@ READ_WRITE_PATHS: tuple[str, ...] = ("/tmp", "/sandbox", "/dev/null", "/app/data
 #: Paths no policy lists; read or written only where ``/`` is granted.
 OTHER_PATHS: tuple[str, ...] = ("/etc/shadow", "/root", "/tmp/cache", "/")
 
-IDENTITIES: tuple[str, ...] = ("sandbox", "root", "0", "1000", "1500", "")
+#: (root and 0 are refused by the runtime: an error, prover.runtime.validation)
+IDENTITIES: tuple[str, ...] = ("sandbox", "1000", "1500", "")
 UNSUPPORTED_IDENTITIES: tuple[str, ...] = ("nobody", "4294967295", "-1")

@@ -108,5 +108,10 @@ def test_port_zero_in_a_candidate_is_not_an_exceed_end_to_end() -> None:
         "      - {{host: api.example.com, ports: {ports}}}\n"
         "    binaries:\n      - {{path: /usr/bin/curl}}\n"
     )
-    check = check_boundary(text.format(ports="[0, 443]"), text.format(ports="[443]"))
+    candidate, boundary = text.format(ports="[0, 443]"), text.format(ports="[443]")
+    check = check_boundary(candidate, boundary, reference_semantics=True)
     assert check.outcome.verdict is Verdict.WITHIN
+    # By default it is an error: the runtime refuses port 0 (validate_sandbox_policy).
+    check = check_boundary(candidate, boundary)
+    assert check.outcome.verdict is Verdict.ERROR
+    assert "has invalid port 0; expected 1..=65535" in (check.outcome.reason or "")

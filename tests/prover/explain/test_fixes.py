@@ -181,13 +181,6 @@ def test_a_binary_glob_narrowed_to_exact_binaries_is_rejected_as_unprovable() ->
     ("candidate", "boundary", "path", "expected"),
     [
         pytest.param(
-            "version: 1\nprocess: {run_as_user: root, run_as_group: sandbox}\n",
-            "version: 1\nprocess: {run_as_user: sandbox, run_as_group: sandbox}\n",
-            ("process", "run_as_user"),
-            "sandbox",
-            id="root-becomes-the-boundarys-user",
-        ),
-        pytest.param(
             "version: 1\nlandlock: {compatibility: best_effort}\n",
             "version: 1\nlandlock: {compatibility: hard_requirement}\n",
             ("landlock", "compatibility"),
@@ -222,3 +215,14 @@ def test_settings_and_paths_are_narrowed_to_the_boundarys(
     assert (
         check_boundary(explanation.fixed_candidate, boundary).outcome.verdict == "within_boundary"
     )
+
+
+def test_root_becomes_the_boundarys_user_under_the_reference_semantics() -> None:
+    """By default root is an error (the runtime refuses it: validate_sandbox_policy);
+    the reference semantics still exceed and fix it."""
+    candidate = "version: 1\nprocess: {run_as_user: root, run_as_group: sandbox}\n"
+    boundary = "version: 1\nprocess: {run_as_user: sandbox, run_as_group: sandbox}\n"
+    assert explain(candidate, boundary).result.result == "error"
+    explanation = explain(candidate, boundary, reference_semantics=True)
+    assert explanation.fix_verified and explanation.fixed_candidate is not None
+    assert read_data(explanation.fixed_candidate)["process"]["run_as_user"] == "sandbox"

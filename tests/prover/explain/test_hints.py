@@ -179,33 +179,40 @@ def test_any_host_says_what_the_runtime_accepts_and_means() -> None:
 
 
 def test_every_problem_of_a_several_problem_reason_gets_its_own_hint_and_location() -> None:
+    # Shape problems of a policy the runtime runs (no port, unknown protocols and host '*'
+    # are refused by the runtime: an error naming each, see the next test).
     candidate = (
         "version: 1\nnetwork_policies:\n  gh:\n    binaries: [{path: usr/bin/curl}]\n"
+        "    endpoints:\n      - {host: api.github.com, port: 443, path: '/a/../b'}\n"
+        "  web:\n    binaries: [{path: /usr/bin/curl}]\n"
+        "    endpoints: [{host: '10.0.*.*', port: 443}]\n"
+    )
+    blockers = explain(candidate, "version: 1\n").blockers
+    first = blockers[0]  # the check's reason lists all three problems
+    assert first.reason is not None and first.reason.count("candidate policy") == 3
+    hints = " ".join(first.rewrite_hints)
+    assert "absolute paths" in hints and "endpoint path starting with '/'" in hints
+    assert "numeric wildcard host" in hints
+    assert "candidate: network_policies.gh.binaries[0].path" in first.locations
+
+
+def test_every_violation_the_runtime_refuses_is_named_in_one_blocker() -> None:
+    candidate = (
+        "version: 1\nnetwork_policies:\n  gh:\n    binaries: [{path: /usr/bin/curl}]\n"
         "    endpoints:\n      - {host: api.github.com, protocol: htp}\n"
         "  web:\n    binaries: [{path: /usr/bin/curl}]\n"
         "    endpoints: [{host: '*', port: 443}]\n"
     )
     blockers = explain(candidate, "version: 1\n").blockers
-    first = blockers[0]  # the check's reason lists all four problems
-    assert first.reason is not None and first.reason.count("candidate policy") == 4
-    hints = " ".join(first.rewrite_hints)
-    assert "absolute paths" in hints and "give the endpoint a port" in hints
-    assert "protocol the runtime knows" in hints and "DNS labels" in hints
-    assert "candidate: network_policies.gh.binaries[0].path" in first.locations
-    assert "candidate: network_policies.web.endpoints[0].host" in first.locations
-
-
-def test_an_extra_inference_route_is_removed_from_the_candidate_not_added_to_the_boundary() -> None:
-    reason = (
-        "candidate inference route(s) 'gpt' are not in the boundary's inference routes "
-        "(allowed_routes, or allowed_routing_hints): the candidate may use a route the "
-        "boundary does not allow, which no counterexample form expresses; remove the route "
-        "or add it to the boundary"
-    )
-    outcome = CheckOutcome.unsupported(ReasonCode.UNSUPPORTED_POLICY_SHAPE, reason)
-    blocker = blocker_for(outcome, {}, {})
-    assert blocker.rewrite_hints[0].startswith("Remove the routes the boundary does not list")
-    assert all("to the boundary" not in hint for hint in blocker.rewrite_hints)
+    reason = blockers[0].reason or ""
+    assert "the OpenShell runtime refuses it" in reason
+    for violation in (
+        "network policy 'gh': endpoint 'api.github.com' must declare at least one port",
+        "network policy 'gh': endpoint 0 has invalid L7 configuration: unknown protocol 'htp'",
+        "network policy 'web': invalid host wildcard '*'",
+    ):
+        assert violation in reason
+    assert any("Fix every violation the runtime names" in h for h in blockers[0].rewrite_hints)
 
 
 def test_any_host_refused_as_an_input_error_gets_the_same_hint() -> None:

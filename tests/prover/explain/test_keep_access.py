@@ -273,24 +273,14 @@ def test_an_extra_port_is_narrowed_rather_than_a_binary_dropped() -> None:
     assert len(explanation.violations) == 1
 
 
-def test_the_first_releases_filesystem_section_name_is_fixed_in_place() -> None:
-    """Mainline's first releases named the section ``filesystem``: explain located,
-    fixed and named entries under ``filesystem_policy`` and failed with a KeyError."""
+def test_the_first_releases_filesystem_section_name_is_an_error() -> None:
+    """Mainline's first releases named the section ``filesystem``; mainline's parser
+    (2f7fb65) refuses it as an unknown field, so explain reports the error."""
     boundary = "version: 1\nfilesystem:\n  include_workdir: false\n  read_only: [/usr]\n"
-    candidate = (
-        "version: 1\nfilesystem:\n  include_workdir: false\n  read_only: [/etc]\n"
-        "  read_write: [/usr]\n"
-    )
+    candidate = "version: 1\nfilesystem_policy:\n  include_workdir: false\n  read_only: [/etc]\n"
     explanation = explain(candidate, boundary)
-
-    assert explanation.fix_verified, explanation.enumeration.stopped_because
-    paths = [g.path for v in explanation.violations for g in v.granted_by]
-    assert "filesystem.read_write[0]" in paths
-    closest = [c.path for v in explanation.violations for c in v.closest_boundary_rules]
-    assert "filesystem.read_only[0]" in closest
-    fixed = read_policy_data(explanation.fixed_candidate or "")
-    assert fixed["filesystem"]["read_only"] == ["/usr"]
-    assert "read_write" not in fixed["filesystem"] or not fixed["filesystem"]["read_write"]
+    assert explanation.result.result == "error"
+    assert "unknown field 'filesystem'" in (explanation.result.reason or "")
 
 
 def test_a_wildcard_narrows_to_the_boundary_host_inside_it_whatever_its_rank() -> None:

@@ -24,7 +24,7 @@ def _blocked(name: str) -> str:
         "        protocol: rest\n"
         "        enforcement: enforce\n"
         f"        rules: [{{allow: {{method: GET, path: /{name}, "
-        "query: {x: {glob: 'a*'}}}}]\n"
+        "query: {x: 'a[bc]'}}}]\n"
         "    binaries: [{ path: /usr/bin/git }]\n"
     )
 
@@ -74,11 +74,12 @@ def test_the_number_of_rules_set_aside_is_bounded() -> None:
 
 
 def test_an_exceed_beside_a_shared_entry_outside_the_model_is_reported_not_garbled() -> None:
-    """The check leaves out an endpoint both policies have alike (here a bare ``*``
-    host, outside the model) and proves the exceed; the fixes cannot model that entry.
-    The explanation used to read "could not decide (exceeds_boundary, None)"."""
+    """The check leaves out an endpoint both policies have alike (here a numeric
+    wildcard host, outside the model) and proves the exceed; the fixes cannot model that
+    entry. The explanation used to read "could not decide (exceeds_boundary, None)"."""
     shared = (
-        "  any:\n    binaries: [{path: /usr/bin/reach}]\n    endpoints: [{host: '*', port: 80}]\n"
+        "  any:\n    binaries: [{path: /usr/bin/reach}]\n"
+        "    endpoints: [{host: '10.0.*.*', port: 80}]\n"
     )
     boundary = (
         "version: 1\nnetwork_policies:\n" + shared + "  gh:\n    binaries: [{path: /usr/bin/gh}]\n"
@@ -93,18 +94,17 @@ def test_an_exceed_beside_a_shared_entry_outside_the_model_is_reported_not_garbl
     assert explanation.summary.startswith("The candidate exceeds the boundary")
     (blocker,) = explanation.blockers
     assert blocker.reason_code == "unsupported_policy_shape"
-    assert "rule 'any' endpoint host uses an unsupported pattern (endpoint 0)" in (
-        blocker.reason or ""
-    )
+    assert "rule 'any' uses an IP-literal wildcard" in (blocker.reason or "")
     assert "both policies" in (explanation.enumeration.stopped_because or "")
 
 
 def test_an_unmodelled_rule_elsewhere_does_not_turn_a_narrowing_into_a_deletion() -> None:
     """Found by an agent: the narrowing's re-check was unsupported because of another
-    rule (protocol sql), which every option meets alike, so the rule was deleted."""
+    rule (protocol sql then; an invalid allowed_ips entry here, since the runtime refuses sql
+    without rules or access), which every option meets alike, so the rule was deleted."""
     candidate = (
         "version: 1\nnetwork_policies:\n"
-        "  db:\n    endpoints: [{host: db.example.com, port: 5432, protocol: sql}]\n"
+        "  db:\n    endpoints: [{host: db.example.com, port: 5432, allowed_ips: [nope]}]\n"
         "    binaries: [{path: /usr/bin/psql}]\n"
         "  api:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest,"
         " enforcement: enforce, access: read-only}]\n"

@@ -7,7 +7,9 @@ The reference verdicts are checked exactly in ``tests/prover/checks/test_boundar
   stays an exceed whose witness the candidate surely allows and the boundary surely
   refuses (replayed through the bounds of both readings);
 * a reference ``error`` stays an error unless the mainline parser accepts the input;
-* nothing the reference decides becomes ``unsupported``, ``inconclusive`` or ``error``.
+* nothing the reference decides becomes ``unsupported``, ``inconclusive`` or ``error``,
+  except where the mainline runtime refuses a policy (``RUNTIME_REFUSES``): that is an
+  ``error`` naming the runtime's reason.
 """
 
 from __future__ import annotations
@@ -24,8 +26,41 @@ from prover.results import NetworkCounterexample, Verdict
 from prover.witness import replays
 from tests.support import boundary_cases
 
-#: Inputs the reference refuses and the mainline runtime parser accepts.
-MAINLINE_ACCEPTS = {"cli-schema-error-null-filesystem-candidate"}
+#: Inputs the reference refuses and the mainline runtime parser accepts (the Landlock
+#: mode: any other value than hard_requirement is best effort, openshell-core policy.rs).
+MAINLINE_ACCEPTS = {
+    "cli-schema-error-null-filesystem-candidate",
+    "parse-landlock-bad-compatibility-error",
+}
+
+#: Cases with a policy the mainline runtime refuses, with its reason as
+#: ``openshell-validate`` (OpenShell 2f7fb65) gives it: ``validate_sandbox_policy`` or
+#: ``find_endpoint_ambiguities`` (openshell-policy/src/lib.rs, ambiguity.rs). In the
+#: default semantics they are errors; the reference verdicts stay as they are.
+RUNTIME_REFUSES = {
+    "docs-graphql-protocol-unsupported": "network policy 'g': endpoint 0 has invalid L7 "
+    "configuration: protocol requires rules or access to define allowed traffic",
+    "docs-endpoint-without-host-unsupported": "network policy 'n': endpoint host must not be "
+    "empty unless allowed_ips constrains a non-TCP proxy endpoint",
+    "net-mcp-in-candidate-unsupported": "network policy 'n': endpoint 0 has invalid L7 "
+    "configuration: protocol mcp does not support access presets",
+    "parse-relative-fs-path-error": "path must be absolute (start with '/'): tmp",
+    "fs-rw-root-boundary-within": "read-write path is overly broad: /",
+    "proc-user-root-exceeds": "run_as_user must be 'sandbox' or a numeric UID/GID in range "
+    "[1, 4294967294], got 'root'",
+    "proc-group-zero-exceeds": "run_as_group must be 'sandbox' or a numeric UID/GID in range "
+    "[1, 4294967294], got '0'",
+    "ip-same-hostport-different-allowed-ips-unsupported": "network policies 'api' "
+    "endpoint[0] (api.example.com:443) and 'api' endpoint[1] (api.example.com:443) overlap "
+    'on port(s) 443 with conflicting metadata: allowed_ips=["10.0.0.0/8"] vs ["10.1.0.0/16"]',
+    "cli-process-root-counterexample": "run_as_user must be 'sandbox' or a numeric UID/GID "
+    "in range [1, 4294967294], got 'root'",
+    "cli-surface-graphql-persisted-queries-unsupported": "network policy 'n': endpoint 0 has "
+    "invalid L7 configuration: persisted_queries must be 'deny' or 'allow_registered', "
+    "got 'allow-list'",
+    "cli-schema-error-mcp-on-rest-candidate": "network policy 'n': endpoint '' must declare "
+    "at least one port",
+}
 
 #: Cases whose verdict the runtime's reading changes (the effective policy, issue 22),
 #: with the verdict it gives and the runtime fact it rests on.
@@ -49,6 +84,11 @@ def test_extended_agrees_with_every_reference_decision(case: dict[str, Any]) -> 
     assert reference.receipt.semantics == "reference"
     expected = reference.outcome.verdict
     got = extended.outcome.verdict
+    if case["id"] in RUNTIME_REFUSES:
+        assert got is Verdict.ERROR
+        assert "the OpenShell runtime refuses it" in (extended.outcome.reason or "")
+        assert RUNTIME_REFUSES[case["id"]] in (extended.outcome.reason or "")
+        return
     if case["id"] in RUNTIME_READING:
         assert got is RUNTIME_READING[case["id"]], extended.outcome.reason
         return

@@ -7,10 +7,22 @@ from __future__ import annotations
 import pytest
 
 from prover.api import check_boundary
+from prover.budget import Budget
+from prover.checks.boundary import check_policies
 from prover.extended.check import witness_is_real
 from prover.extended.reading import read_policy
 from prover.policy.loader import load_policy
-from prover.results import NetworkCounterexample, Verdict
+from prover.results import CheckOutcome, NetworkCounterexample, Verdict
+
+
+def analysed(candidate: str, boundary: str, refusal: str) -> CheckOutcome:
+    """The extended analysis of a pair the runtime refuses: ``check_boundary`` answers
+    ``error`` naming ``refusal`` (find_endpoint_ambiguities or validate_sandbox_policy,
+    prover.runtime.validation), so the analysis, which must not fail on such a pair
+    either, is run on the loaded policies directly."""
+    refused = check_boundary(candidate, boundary).outcome
+    assert refused.verdict is Verdict.ERROR and refusal in (refused.reason or ""), refused
+    return check_policies(load_policy(candidate), load_policy(boundary), Budget(10_000))
 
 
 def policy(*endpoints: str, binary: str = "/usr/bin/curl", extra: str = "") -> str:
@@ -133,12 +145,6 @@ CASES = [
     # The selected configuration's credential fields apply: a sibling endpoint without
     # them on the same connection may be chosen, so the boundary does not surely inject.
     (
-        "credentials beside a sibling without them",
-        policy(CRED),
-        policy(CRED, ENFORCED_READ),
-        "unsupported",
-    ),
-    (
         "exact beside wildcard, self narrowing",
         policy(EXACT, WILD),
         policy(EXACT, WILD, NEW),
@@ -240,16 +246,23 @@ def test_the_receipt_lists_what_was_read_beyond_the_reference() -> None:
     assert any("audit" in reading for reading in check.receipt.readings)
 
 
+def test_credentials_beside_a_sibling_without_them() -> None:
+    candidate, boundary = policy(CRED), policy(CRED, ENFORCED_READ)
+    conflict = 'credential_binding.provider="github" vs ""'
+    assert analysed(candidate, boundary, conflict).verdict is Verdict.UNSUPPORTED
+
+
 def test_shared_endpoints_that_nothing_else_touches_are_left_out() -> None:
     """A narrowing elsewhere decides although the shared part alone depends on the
     runtime's selection (an audit and an enforced endpoint on one connection)."""
     audit_beside_enforced = (AUDIT, ENFORCED_READ.replace("read-only", "full"))
     narrowed = policy(*audit_beside_enforced, "{host: b.y.com, port: 443}")
     wider = policy(*audit_beside_enforced, "{host: b.y.com, port: 443}", NEW)
-    assert check_boundary(narrowed, wider).outcome.verdict is Verdict.WITHIN
+    conflict = 'enforcement="audit" vs "enforce"'
+    assert analysed(narrowed, wider, conflict).verdict is Verdict.WITHIN
     # The shared pair is not left out when another endpoint touches its connection.
     touched = policy(*audit_beside_enforced, L4)
-    assert check_boundary(touched, wider).outcome.verdict is not Verdict.WITHIN
+    assert analysed(touched, wider, conflict).verdict is not Verdict.WITHIN
 
 
 def test_a_shared_endpoint_outside_the_model_is_left_out_whether_read_before_or_not() -> None:
@@ -262,9 +275,10 @@ def test_a_shared_endpoint_outside_the_model_is_left_out_whether_read_before_or_
     )
     narrowed = policy(both, "{host: b.y.com, port: 443}")
     wider = policy(both, "{host: b.y.com, port: 443}", NEW)
+    refusal = "rules and access are mutually exclusive"
     for _ in range(2):
-        assert check_boundary(narrowed, wider).outcome.verdict is Verdict.WITHIN
-    assert check_boundary(wider, narrowed).outcome.verdict is Verdict.EXCEEDS
+        assert analysed(narrowed, wider, refusal).verdict is Verdict.WITHIN
+    assert analysed(wider, narrowed, refusal).verdict is Verdict.EXCEEDS
 
 
 def test_a_shape_problem_names_the_endpoint_by_its_index_as_written() -> None:
@@ -293,23 +307,20 @@ def test_the_same_pick_on_both_sides_keeps_overlapping_allowed_ips_grants() -> N
     runtime's pick, the same in both policies when their configurations agree."""
     wider = policy(IPS_A % ", {allow: {method: POST, path: /b}}", IPS_B)
     narrower = policy(IPS_A % "", IPS_B)
-    assert check_boundary(narrower, wider).outcome.verdict is Verdict.WITHIN
+    conflict = "with conflicting metadata: allowed_ips="
+    assert analysed(narrower, wider, conflict).verdict is Verdict.WITHIN
     # (No single address is surely allowed under every pick: not an exceed either.)
-    assert check_boundary(wider, narrower).outcome.verdict is Verdict.UNSUPPORTED
+    assert analysed(wider, narrower, conflict).verdict is Verdict.UNSUPPORTED
     # Another configuration in the candidate (its own list) may be picked differently.
     moved = policy(IPS_A.replace("10.0.1.0/24", "10.0.3.0/24") % "", IPS_B)
-    assert check_boundary(moved, wider).outcome.verdict is not Verdict.WITHIN
+    assert analysed(moved, wider, conflict).verdict is not Verdict.WITHIN
 
 
-def test_legacy_inference_routes_narrow_by_subset() -> None:
+def test_the_legacy_inference_section_is_an_error_as_in_the_mainline_parser() -> None:
     both = "version: 1\ninference: {allowed_routes: [local, cloud]}\n"
-    one = "version: 1\ninference: {allowed_routes: [local]}\n"
-    none = "version: 1\n"
-    assert check_boundary(one, both).outcome.verdict is Verdict.WITHIN
-    assert check_boundary(none, one).outcome.verdict is Verdict.WITHIN
-    outcome = check_boundary(both, one).outcome
-    assert outcome.verdict is Verdict.UNSUPPORTED
-    assert "'cloud'" in (outcome.reason or "")
+    outcome = check_boundary(both, both).outcome
+    assert outcome.verdict is Verdict.ERROR
+    assert "unknown field 'inference'" in (outcome.reason or "")
 
 
 def test_an_exceed_elsewhere_is_reported_whatever_the_working_directory() -> None:

@@ -81,60 +81,77 @@ def test_other_shapes_stay_errors_naming_the_field(text: str, message: str) -> N
     assert message in str(caught.value)
 
 
-def test_a_misspelt_landlock_mode_is_refused_with_the_reason_we_are_stricter() -> None:
+# What the mainline parser reads, recorded with openshell-validate (OpenShell 2f7fb65,
+# openshell-policy/src/lib.rs parse_sandbox_policy; openshell-core/src/policy.rs compares
+# landlock.compatibility with "hard_requirement" only).
+
+
+@pytest.mark.parametrize("mode", ["strict", "disabled", "hard_requirment", "''", "5"])
+def test_other_landlock_modes_load_as_best_effort_as_the_runtime_reads_them(mode: str) -> None:
+    text = f"version: 1\nlandlock: {{compatibility: {mode}}}\n"
+    policy = load_policy(text)
+    assert policy.landlock is not None and policy.landlock.compatibility == "best_effort"
+    with pytest.raises(PolicyLoadError, match=r"landlock\.compatibility"):
+        load_policy(text, reference=True)
+    hard = load_policy("version: 1\nlandlock: {compatibility: hard_requirement}\n")
+    assert hard.landlock is not None and hard.landlock.compatibility == "hard_requirement"
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("version: 1\ninference:\n  allowed_routes: [local]\n", "inference"),
+        ("version: 1\ncedar_policy: 'permit(principal, action, resource);'\n", "cedar_policy"),
+        (
+            "version: 1\nnetwork_policies: {n: {endpoints: [{host: a.com, port: 443, "
+            "protocol: mcp, mcp: {versions: ['2025-06-18']}}]}}\n",
+            "network_policies.n.endpoints[0].mcp.versions",
+        ),
+        (
+            "version: 1\nnetwork_policies: {n: {endpoints: [{host: a.com, port: 443, "
+            "protocol: rest, rules: [{allow: {method: GET, query: {q: {glob: x}}}}]}]}}\n",
+            "network_policies.n.endpoints[0].rules[0].allow.query.q.glob",
+        ),
+    ],
+)
+def test_fields_the_mainline_parser_does_not_know_are_refused(text: str, field: str) -> None:
     with pytest.raises(PolicyLoadError) as caught:
-        load_policy("version: 1\nlandlock: {compatibility: hard_requirment}\n")
-    message = str(caught.value)
-    assert "landlock.compatibility" in message
-    assert "silently treats other values as best_effort" in message
+        load_policy(text)
+    assert f"unknown field '{field}' in authored policy" in str(caught.value)
+    assert caught.value.path == field
 
 
-LEGACY_INFERENCE = "version: 1\ninference:\n  allowed_routes: [local]\n"
+def test_the_legacy_inference_section_is_refused_in_both_readings() -> None:
+    text = "version: 1\ninference:\n  allowed_routing_hints: [local]\n"
+    for reference in (False, True):
+        with pytest.raises(PolicyLoadError, match="unknown field 'inference'"):
+            load_policy(text, reference=reference)
 
 
-def test_the_legacy_inference_section_loads_by_default_only() -> None:
-    policy = load_policy(LEGACY_INFERENCE)
-    assert policy.inference is not None and policy.inference.allowed_routes == ("local",)
-    with pytest.raises(PolicyLoadError) as caught:
-        load_policy(LEGACY_INFERENCE, reference=True)
-    assert "unknown field 'inference'" in str(caught.value)
-    with pytest.raises(PolicyLoadError):
-        load_policy("version: 1\ninference: {allowed_routes: [local], extra: 1}\n")
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("version: 1\nfilesystem:\n  read_only: [/usr]\n", "filesystem"),
+        (
+            "version: 1\nnetwork_middlewares:\n  - {name: guard, middleware: x/guard}\n",
+            "network_middlewares",
+        ),
+    ],
+)
+def test_earlier_releases_forms_are_refused_as_the_mainline_parser_refuses_them(
+    text: str, field: str
+) -> None:
+    for reference in (False, True):
+        with pytest.raises(PolicyLoadError, match=field):
+            load_policy(text, reference=reference)
 
 
-def test_legacy_routing_hints_are_the_routes_under_their_earlier_name() -> None:
-    from prover.api import check_boundary
-
-    hints = "version: 1\ninference:\n  allowed_routing_hints: [local, cloud]\n"
-    routes = "version: 1\ninference:\n  allowed_routes: [local]\n"
-    assert check_boundary(routes, hints).outcome.verdict.value == "within_boundary"
-    assert check_boundary(hints, routes).outcome.verdict.value == "unsupported"
-
-
-def test_the_first_releases_filesystem_section_name() -> None:
-    policy = load_policy("version: 1\nfilesystem:\n  read_only: [/usr]\n")
-    assert policy.filesystem_policy is not None
-    assert policy.filesystem_policy.read_only == ("/usr",)
-    with pytest.raises(PolicyLoadError, match="filesystem"):
-        load_policy("version: 1\nfilesystem: {}\nfilesystem_policy: {}\n")
-    with pytest.raises(PolicyLoadError, match="filesystem"):
-        load_policy("version: 1\nfilesystem: {read_only: [/usr]}\n", reference=True)
-
-
-def test_middlewares_in_their_earlier_list_form() -> None:
-    listed = (
-        "version: 1\nnetwork_middlewares:\n"
-        "  - {name: guard, middleware: example/content-guard, on_error: fail_closed}\n"
+def test_explicit_empty_rule_lists_are_absent_as_in_the_mainline_parser() -> None:
+    text = (
+        "version: 1\nnetwork_policies: {n: {endpoints: [{host: a.com, port: 443, "
+        "protocol: rest, access: full, rules: [], deny_rules: []}]}}\n"
     )
-    mapped = (
-        "version: 1\nnetwork_middlewares:\n"
-        "  guard: {name: guard, middleware: example/content-guard, on_error: fail_closed}\n"
-    )
-    assert load_policy(listed) == load_policy(mapped)
-    two = load_policy(
-        "version: 1\nnetwork_middlewares:\n"
-        "  - {name: b, middleware: x/one}\n  - {name: a, middleware: x/two}\n"
-    )
-    assert [(k, m.order) for k, m in two.network_middlewares.items()] == [("b", 0), ("a", 1)]
-    with pytest.raises(PolicyLoadError, match="network_middlewares"):
-        load_policy("version: 1\nnetwork_middlewares:\n  - {middleware: x/one}\n")
+    endpoint = load_policy(text).network_policies["n"].endpoints[0]
+    assert endpoint.rules == () and endpoint.deny_rules == ()
+    with pytest.raises(PolicyLoadError, match="must not be an empty list"):
+        load_policy(text, reference=True)

@@ -76,6 +76,7 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "within.yaml": WITHIN,
         "exceeds.yaml": EXCEEDS,
         "graphql.yaml": GRAPHQL,
+        "uid.yaml": "version: 1\nprocess: {run_as_user: '1500'}\n",
         "invalid.yaml": INVALID,
         "empty.yaml": "version: 1\n",
         "huge.yaml": _many_rules(1100),
@@ -216,7 +217,8 @@ def test_json_exceeds_has_a_counterexample_object_and_null_reasons(
 def test_json_unsupported_has_a_reason_code(
     files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, document, _ = run_json(capsys, "check", "graphql.yaml", "--boundary", "empty.yaml")
+    # (graphql.yaml is refused by the runtime by default: protocol without rules or access)
+    code, document, _ = run_json(capsys, "check", "uid.yaml", "--boundary", "empty.yaml")
     assert code == 3 and document["exit_code"] == 3
     # The candidate's network rules bring the proxy baseline paths (lib.rs
     # enrich_proto_baseline_paths), which only a workdir of / would cover.

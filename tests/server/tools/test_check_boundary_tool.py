@@ -20,9 +20,9 @@ pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]
 CASE_IDS = [
     "docs-fs-readonly-subset-within",
-    "docs-graphql-protocol-unsupported",
+    "docs-process-uid-change-unsupported",
     "rest-boundary-deny-removes-authority",
-    "proc-user-root-exceeds",
+    "net-no-binaries-exceeds-without-identity",  # (root is refused by the runtime)
     "query-witness-keeps-values",
     "resource-1025-rules-inconclusive",
     "parse-unknown-top-level-field-error",

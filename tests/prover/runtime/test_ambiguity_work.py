@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prover.budget import BudgetExhausted
-from prover.proposal.ambiguity import CHECKPOINT_EVERY_PAIRS, _host_overlap, ambiguities
-from prover.proposal.globs import host_tokens, languages_overlap
+from prover.runtime.ambiguity import CHECKPOINT_EVERY_PAIRS, _host_overlap, ambiguities
+from prover.runtime.globs import host_tokens, languages_overlap
 
 
 def _policy(hosts: list[str]) -> dict:

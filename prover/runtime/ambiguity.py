@@ -1,4 +1,6 @@
-"""Endpoint ambiguity (spec §2.4 step 4, policy-schema §11, reference ``ambiguity.rs``).
+"""Endpoint ambiguity (spec §2.4 step 4, policy-schema §11): ``find_endpoint_ambiguities``
+(``openshell-policy/src/ambiguity.rs``, OpenShell 2f7fb65), run by the runtime on every
+policy it loads (:mod:`prover.runtime.validation`) and by ``assess`` on a merge.
 
 Two endpoints (any rules of the effective candidate) whose ports intersect and whose host
 patterns can name a common host (an empty host overlaps everything) must agree on
@@ -17,19 +19,12 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from prover.extended.hosts import literal_ends_agree
-from prover.proposal.coverage import DEFAULT_JSON_RPC_MAX_BODY
-from prover.proposal.endpoint import (
-    Data,
-    flag,
-    items,
-    json_rpc_max_body,
-    number,
-    option,
-    ports,
-    rules_of,
-    text,
-)
-from prover.proposal.globs import host_tokens, languages_overlap, runtime_path_tokens
+from prover.runtime.data import Data, flag, items, number, option, ports, rules_of, text
+from prover.runtime.globs import host_tokens, languages_overlap, runtime_path_tokens
+from prover.runtime.l7_validation import json_rpc_body_limit
+
+#: ``DEFAULT_BODY_LIMIT`` (ambiguity.rs): an unset body limit compares as this.
+DEFAULT_BODY_LIMIT = 65_536
 
 
 @lru_cache(maxsize=65536)
@@ -140,16 +135,16 @@ def _pipeline(left: Data, right: Data) -> list[str]:
         fields.append(
             (
                 "graphql_max_body_bytes",
-                number(left, "graphql_max_body_bytes") or DEFAULT_JSON_RPC_MAX_BODY,
-                number(right, "graphql_max_body_bytes") or DEFAULT_JSON_RPC_MAX_BODY,
+                number(left, "graphql_max_body_bytes") or DEFAULT_BODY_LIMIT,
+                number(right, "graphql_max_body_bytes") or DEFAULT_BODY_LIMIT,
             )
         )
     if lp == rp and lp in ("json-rpc", "mcp"):
         fields.append(
             (
                 "json_rpc_max_body_bytes",
-                json_rpc_max_body(left) or DEFAULT_JSON_RPC_MAX_BODY,
-                json_rpc_max_body(right) or DEFAULT_JSON_RPC_MAX_BODY,
+                json_rpc_body_limit(left) or DEFAULT_BODY_LIMIT,
+                json_rpc_body_limit(right) or DEFAULT_BODY_LIMIT,
             )
         )
     if lp == rp == "mcp":

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from prover.proposal.validate import policy_violations
+from prover.runtime.validation import policy_violations
 from tests.prover.proposal.helpers import assess, endpoint, rest, rule
 
 
