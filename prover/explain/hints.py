@@ -115,19 +115,21 @@ def _extended(reason: str) -> tuple[list[str], list[str]] | None:
             ],
             [f"candidate: network_policies.{rule}.endpoints[{index}]"],
         )
-    if reason.startswith("candidate inference route"):
+    if reason.startswith("candidate network middlewares"):
         return (
             [
-                "Remove the routes the boundary does not list from the candidate's inference "
-                "section (allowed_routes): the candidate may use only the boundary's routes."
+                "Remove from the candidate the network_middlewares entries the boundary does "
+                "not have, or copy the boundary's entries unchanged: a middleware may add "
+                "headers (credentials) and replace bodies, so only identical ones are the "
+                "same authority."
             ],
-            ["candidate: inference"],
+            ["candidate: network_middlewares"],
         )
     if reason.startswith("boundary network middlewares"):
         return (
             [
                 "Copy each of the boundary's network_middlewares entries unchanged into the "
-                "candidate (the candidate may add its own: they only restrict)."
+                "candidate (only identical middlewares are the same authority)."
             ],
             ["candidate: network_middlewares", "boundary: network_middlewares"],
         )

@@ -15,8 +15,13 @@ Each policy is read as two reference-model policies (:mod:`prover.extended.readi
 3. otherwise ``unsupported``, naming the constructs and endpoint pairs it depends on.
 
 Identical policies are within each other whatever they contain: the runtime treats them
-alike. Middlewares (which only restrict, select by host and cannot widen reach) must be
-identical on both sides: the same middleware then filters the same traffic.
+alike. Middlewares select by host and may add headers and replace bodies (an authority,
+``openshell-supervisor-middleware``): they must be identical on both sides wherever the
+candidate reaches, and the same middleware then acts on the same traffic.
+
+Before any of this, the runtime's reading (:mod:`prover.runtime`): the filesystem the
+sandbox enforces (baseline paths, Landlock on or off), and with evidence the executables
+each binary matches.
 """
 
 from __future__ import annotations
@@ -79,20 +84,10 @@ def check_extended(
     # A boundary middleware the candidate lacks only restricts the boundary: an exceed
     # stands, but within holds only where it selects nothing the candidate can reach.
     missing = _unmatched_middlewares(boundary, candidate)
-    # Middlewares only restrict (they cannot change host, port, method, path or query):
-    # the candidate's own ones are left out of the within proof, and no witness is
-    # published to a host they select (they may refuse it).
+    # The candidate's own middlewares are authorities (they may add headers and replace
+    # bodies): a within must not depend on one; and they may refuse anything, so no
+    # witness is published to a host they select.
     extra = _unmatched_middlewares(candidate, boundary)
-    extra_routes = _routes(candidate) - _routes(boundary)
-    if extra_routes:
-        shown = ", ".join(f"'{route}'" for route in sorted(extra_routes)[:3])
-        return CheckOutcome.unsupported(
-            SHAPE,
-            f"candidate inference route(s) {shown} are not in the boundary's "
-            "inference routes (allowed_routes, or allowed_routing_hints): the candidate "
-            "may use a route the boundary does not allow, which no counterexample form "
-            "expresses; remove the route or add it to the boundary",
-        )
     omit, coupled = endpoint_slots(candidate, boundary, budget.checkpoint)
     problems: list[str] = []
     for label, policy in (("boundary", boundary), ("candidate", candidate)):
@@ -661,13 +656,6 @@ def _as_policy(base: Policy, grants: list[Opaque], *, raw_l4: bool) -> Policy:
             Rule(key, key, binaries[key], tuple(endpoints)) for key, endpoints in rules.items()
         ),
     )
-
-
-def _routes(policy: AuthoredPolicy) -> set[str]:
-    """Legacy inference routes: each grants the use of one route, so fewer is narrower."""
-    if policy.inference is None:
-        return set()
-    return {*policy.inference.allowed_routes, *policy.inference.allowed_routing_hints}
 
 
 # -- reasons -----------------------------------------------------------------------------
