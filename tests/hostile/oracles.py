@@ -217,6 +217,7 @@ CHECK_TEXT_PREFIXES = (
     "reason: ",
     "environment: ",
     "assumption: ",
+    "runtime: ",
 )
 
 
