@@ -102,7 +102,7 @@ def check_boundary(
     facts about the sandbox image that decide what depends on it; the receipt then
     carries its SHA-256 and the facts the verdict relied on (``assumptions``).
     """
-    from prover.checks.boundary import check_policies
+    from prover.checks.pair import check_policies
     from prover.policy.loader import PolicyPairError, load_policy_pair
 
     budget = budget or Budget(timeout_ms)

@@ -11,20 +11,16 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import TYPE_CHECKING
 
-from prover.budget import Budget, BudgetExhausted
+from prover.budget import Budget
 from prover.checks.binary_paths import exact_binary_under_glob, exact_deny_under_glob
 from prover.checks.execution import check_landlock, check_process
 from prover.checks.filesystem import check_filesystem, workdir_problem
-from prover.limits import resource_limit_reason
 from prover.model import Policy, Rule
-from prover.policy.normalize import normalize
-from prover.policy.shape import shape_problem
 from prover.results import CheckOutcome, ReasonCode, Verdict
 from prover.solver_session import SolverSession
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
-    from prover.policy.schema import AuthoredPolicy
 
 
 def _same_but_names(candidate: Policy, boundary: Policy) -> bool:
@@ -65,46 +61,6 @@ def _check_network_mode(
     return check_network_mode(
         candidate, boundary, identity=identity, budget=budget, session=session
     )
-
-
-def check_policies(
-    candidate: AuthoredPolicy,
-    boundary: AuthoredPolicy,
-    budget: Budget,
-    *,
-    reference: bool = False,
-    evidence: Evidence | None = None,
-) -> CheckOutcome:
-    """Run the whole check on two loaded policies under ``budget``.
-
-    ``reference`` gives exactly the reference prover's verdicts and reasons; the default
-    is the extended analysis (:mod:`prover.extended.check`), which decides soundly much
-    of what the reference reports ``unsupported``. ``evidence`` (environment facts)
-    decides what depends on the sandbox image; the facts used are recorded on it.
-    """
-    if budget.cancelled:
-        return CheckOutcome.stopped(cancelled=True)
-    limit = resource_limit_reason(candidate, boundary)
-    if limit is not None:
-        return CheckOutcome.inconclusive(ReasonCode.RESOURCE_LIMIT, limit)
-    if budget.timeout_ms <= 0:
-        return CheckOutcome.inconclusive(
-            ReasonCode.SOLVER_TIMEOUT, "solver timeout must be positive"
-        )
-    try:
-        if not reference:
-            from prover.extended.check import check_extended
-
-            return check_extended(candidate, boundary, budget, evidence)
-        for label, policy in (("boundary", boundary), ("candidate", candidate)):
-            problem = shape_problem(policy, known_identity=known_identity(evidence))
-            if problem is not None:
-                return CheckOutcome.unsupported(
-                    ReasonCode.UNSUPPORTED_POLICY_SHAPE, f"{label} policy {problem}"
-                )
-        return check_models(normalize(candidate), normalize(boundary), budget, evidence)
-    except BudgetExhausted as exc:
-        return CheckOutcome.stopped(exc.cancelled)
 
 
 def known_identity(evidence: Evidence | None) -> Callable[[str, str], bool] | None:

@@ -8,7 +8,7 @@ import pytest
 
 from prover.api import check_boundary
 from prover.budget import Budget
-from prover.checks.boundary import check_policies
+from prover.checks.pair import check_policies
 from prover.extended.check import witness_is_real
 from prover.extended.reading import read_policy
 from prover.policy.loader import load_policy
