@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -157,6 +157,10 @@ class Filesystem:
     include_workdir: bool
     read_only: tuple[str, ...]
     read_write: tuple[str, ...]
+    #: read_only paths the policy never spells exactly as normalised (``/tmp/``): the
+    #: runtime's baseline enrichment compares paths as written (:mod:`prover.runtime`).
+    #: Not compared: the reference reads the normalised paths alone.
+    loose_read_only: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

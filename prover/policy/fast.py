@@ -145,8 +145,8 @@ def _paths(value: object) -> tuple[str, ...]:
     result: list[str] = []
     for raw in _tuple(_string)(value):
         normalised = normalize_filesystem_path(raw)  # type: ignore[arg-type]
-        if normalised is None:
-            raise _Decline
+        if normalised is None or normalised != raw:
+            raise _Decline  # the schema keeps how it was spelled (_loose_read_only)
         result.append(normalised)
     return tuple(result)
 

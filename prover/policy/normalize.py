@@ -48,6 +48,7 @@ def filesystem_of(policy: AuthoredPolicy) -> Filesystem:
         include_workdir=section.include_workdir is True,
         read_only=section.read_only,
         read_write=section.read_write,
+        loose_read_only=getattr(section, "_loose_read_only", frozenset()),
     )
 
 

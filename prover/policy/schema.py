@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -95,6 +96,23 @@ class FilesystemPolicySection(_Closed):
     read_write: tuple[StrictStr, ...] = Field(
         (), description="Absolute readable and writable paths."
     )
+    #: The normalised read_only paths the document never spells exactly (``/tmp/``):
+    #: the runtime's baseline enrichment compares paths as written (``lib.rs``
+    #: ``enrich_proto_baseline_paths_with``), so such a ``/tmp`` gets the read-write
+    #: baseline beside it.
+    _loose_read_only: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _spellings(cls, data: Any, handler: Any) -> Any:
+        section = handler(data)
+        raw = data.get("read_only") if isinstance(data, dict) else None
+        if isinstance(raw, list | tuple):
+            exact = {p for p in raw if isinstance(p, str)}
+            loose = frozenset(p for p in section.read_only if p not in exact)
+            if loose:
+                section._loose_read_only = loose
+        return section
 
     @field_validator("read_only", "read_write", mode="after")
     @classmethod

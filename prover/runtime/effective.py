@@ -120,7 +120,14 @@ class FilesystemReading:
         reading = _without_evidence if exists is None and self.evidence is None else None
         exists = exists or self._exists
         pair = [
-            reading(policy.filesystem, policy.landlock_compatibility, proxy, gpu, nodes)
+            reading(
+                policy.filesystem,
+                policy.filesystem.loose_read_only,
+                policy.landlock_compatibility,
+                proxy,
+                gpu,
+                nodes,
+            )
             if reading is not None
             else effective_filesystem(
                 policy.filesystem,
@@ -157,10 +164,16 @@ def _unknown(path: str) -> bool | None:
 
 @lru_cache(maxsize=256)
 def _without_evidence(
-    fs: Filesystem, compatibility: str, proxy: bool, gpu: bool, nodes: tuple[str, ...]
+    fs: Filesystem,
+    loose: frozenset[str],
+    compatibility: str,
+    proxy: bool,
+    gpu: bool,
+    nodes: tuple[str, ...],
 ) -> EffectiveFilesystem:
     """:func:`effective_filesystem` where nothing says which paths exist: it depends on
-    its arguments alone, so a policy checked again reuses it."""
+    its arguments alone, so a policy checked again reuses it (``loose``, which
+    ``Filesystem`` equality leaves out, is part of the key)."""
     return effective_filesystem(
         fs, compatibility=compatibility, proxy=proxy, gpu=gpu, exists=_unknown, nodes=nodes
     )

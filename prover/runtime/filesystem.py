@@ -92,7 +92,7 @@ def _enrich(
     for path in rw_add:
         if path in read_write or not present(path):
             continue
-        if path in read_only:
+        if path in read_only and path not in fs.loose_read_only:
             if path == "/proc":  # the GPU promotion of a listed /proc
                 read_only = [p for p in read_only if p != path]
                 read_write.append(path)

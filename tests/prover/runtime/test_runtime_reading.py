@@ -154,3 +154,14 @@ def test_a_hard_requirement_sandbox_with_a_missing_path_does_not_start() -> None
     outcome = check_boundary(wide, narrow).outcome
     assert outcome.verdict is Verdict.EXCEEDS
     assert any("assumed: every path it lists exists" in r for r in outcome.readings)
+
+
+def test_a_read_only_tmp_spelled_otherwise_still_gets_the_writable_baseline() -> None:
+    # enrich_proto_baseline_paths_with compares paths as written: "/tmp/" is not "/tmp",
+    # so the read-write /tmp is added beside it.
+    loose = policy("{read_only: [/usr, /tmp/]}", net="yes")
+    exact = policy("{read_only: [/usr, /tmp]}", net="yes")
+    outcome = check_boundary(loose, exact, environment=STANDARD).outcome
+    assert outcome.verdict is Verdict.EXCEEDS, outcome.reason
+    assert outcome.counterexample == FilesystemCounterexample(access="write", path="/tmp")
+    assert check_boundary(exact, loose, environment=STANDARD).outcome.verdict is Verdict.WITHIN

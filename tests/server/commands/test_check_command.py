@@ -220,9 +220,10 @@ def test_json_unsupported_has_a_reason_code(
     # (graphql.yaml is refused by the runtime by default: protocol without rules or access)
     code, document, _ = run_json(capsys, "check", "uid.yaml", "--boundary", "empty.yaml")
     assert code == 3 and document["exit_code"] == 3
-    # The candidate's network rules bring the proxy baseline paths (lib.rs
-    # enrich_proto_baseline_paths), which only a workdir of / would cover.
-    assert (document["result"], document["reason_code"]) == ("unsupported", "unresolved_workdir")
+    assert (document["result"], document["reason_code"]) == (
+        "unsupported",
+        "unsupported_policy_shape",
+    )
     assert document["counterexample"] is None
 
 
