@@ -184,8 +184,8 @@ def test_a_rest_need_defaults_and_an_l4_need() -> None:
 
 
 def test_needs_hold_in_the_rest_of_a_candidate_with_a_rule_set_aside() -> None:
-    """The blocked rule (a query `any` list of globs) is set aside and the rest fixed: the rest keeps
-    the need it grants (git to e.example.com)."""
+    """The blocked rule (a query `any` list of globs) is set aside and the rest fixed:
+    the rest keeps the need it grants (git to e.example.com)."""
     blocked = (
         "  q1:\n    endpoints:\n"
         "      - host: a.example.com\n        port: 443\n        protocol: rest\n"
