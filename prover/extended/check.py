@@ -400,7 +400,9 @@ def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome
     # A request that replays stays one that replays (not merely its connection).
     real = _request_is_real if _request_is_real(cand, bound, witness) else witness_is_real
     keys = {entry.rule_key for entry in granting_entries(cand.upper, action)}
-    for rule in cand.upper.rules:
+    # the lower bound's binaries: those a process surely can be (with evidence, an
+    # executable the image lacks is left out there)
+    for rule in cand.lower.rules:
         if rule.key not in keys:
             continue
         for binary in rule.binaries:
