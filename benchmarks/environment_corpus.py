@@ -57,9 +57,21 @@ def _replays(candidate: str, boundary: str, outcome: object, env: object) -> boo
     if isinstance(cex, NetworkCounterexample):
         cand, bound = read_policy(load_policy(candidate)), read_policy(load_policy(boundary))
         return witness_is_real(cand, bound, cex)
+    if _without_landlock(candidate) and getattr(cex, "path", None) == "/":
+        # landlock.rs prepare_with_path_open_mode builds no ruleset for a policy whose
+        # lists are empty (no workdir, no network rules to add baseline paths): it may
+        # write /, which no boundary the runtime runs grants (read_write: [/] is refused).
+        return "/" not in _policy_without_network(boundary).filesystem.read_write
     return replays_with_environment(
         _policy_without_network(candidate), _policy_without_network(boundary), cex, env
     )
+
+
+def _without_landlock(text: str) -> bool:
+    authored = load_policy(text)
+    fs = filesystem_of(authored)
+    empty = not (fs.include_workdir or fs.read_only or fs.read_write)
+    return empty and not authored.network_policies
 
 
 def depends_on_image(outcome: object) -> bool:
