@@ -41,22 +41,8 @@ MAX_NEEDS = 20
 #: The destination address of a network need to a host name without ``destination_ip``.
 PUBLIC_ADDRESS = "1.1.1.1"
 
-_NETWORK_KEYS = frozenset(
-    {
-        "domain",
-        "binary",
-        "ancestor_binary",
-        "binary_identity_required",
-        "host",
-        "destination_ip",
-        "trusted_gateway",
-        "port",
-        "protocol",
-        "method",
-        "path",
-        "query_params",
-    }
-)
+#: A network need has a counterexample's fields.
+_NETWORK_KEYS = frozenset(NetworkCounterexample.__slots__)
 _FILESYSTEM_KEYS = frozenset({"domain", "path", "access", "mode"})
 _METHOD = re.compile(r"^[A-Za-z]{1,16}$")
 _HOST = re.compile(r"^[A-Za-z0-9._:\-\[\]]{1,253}$")
