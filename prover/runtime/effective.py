@@ -8,9 +8,8 @@ since the GPU changes nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from prover.model import Filesystem, Policy
 from prover.policy.fspath import is_beneath
@@ -27,8 +26,7 @@ if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
 
 
-@dataclass(frozen=True, slots=True)
-class FilesystemWorld:
+class FilesystemWorld(NamedTuple):
     """Both policies' effective filesystems in one environment."""
 
     gpu: bool
@@ -77,8 +75,7 @@ def _off_together(candidate: EffectiveFilesystem, boundary: EffectiveFilesystem)
     )
 
 
-@dataclass(frozen=True, slots=True)
-class FilesystemReading:
+class FilesystemReading(NamedTuple):
     """What the effective filesystems are computed from: both policies, whether each
     runs in proxy mode (has network rules), and the evidence."""
 

@@ -24,7 +24,7 @@ lists surely exists (``best_effort``), the boundary only when it surely does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from prover.model import Filesystem
 from prover.runtime.baseline import ALWAYS_PRESENT, FHS_PRESENT, GPU_DEVICE_NODE, enrichment_paths
@@ -36,8 +36,7 @@ UNRESTRICTED = Filesystem(include_workdir=False, read_only=(), read_write=("/",)
 Exists = Callable[[str], bool | None]
 
 
-@dataclass(frozen=True, slots=True)
-class EffectiveFilesystem:
+class EffectiveFilesystem(NamedTuple):
     """One policy's filesystem as the runtime enforces it, bounded both ways.
 
     ``assumed``: every baseline path the image may have read as added, and no Landlock

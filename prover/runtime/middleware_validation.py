@@ -11,8 +11,12 @@ traffic. Middlewares are visited by name, rules by key.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prover.runtime.data import Data, items, number, rules_of, text
-from prover.runtime.host_pattern import HostSelector, host_pattern, host_selector
+
+if TYPE_CHECKING:  # imported where a policy has middlewares (not on the seed's path)
+    from prover.runtime.host_pattern import HostSelector
 
 #: ``openshell-core/src/middleware.rs``.
 MAX_MIDDLEWARE_CONFIGS = 10
@@ -51,6 +55,8 @@ def _one(name: str, middleware: Data, orders: dict[int, str], policy: Data) -> l
             f"{MAX_MIDDLEWARE_SELECTOR_PATTERNS})"
         )
         return found
+    from prover.runtime.host_pattern import HostSelector, host_pattern, host_selector
+
     valid = bool(include)
     for pattern in include + exclude:
         compiled = host_pattern(pattern)
@@ -66,6 +72,8 @@ def _one(name: str, middleware: Data, orders: dict[int, str], policy: Data) -> l
 
 
 def _tls_skip_conflicts(name: str, selector: HostSelector, policy: Data) -> list[str]:
+    from prover.runtime.host_pattern import host_pattern
+
     found: list[str] = []
     for key, rule in rules_of(policy):
         rule_name = text(rule, "name") or key

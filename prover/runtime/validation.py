@@ -21,11 +21,12 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 
-from prover.runtime.ambiguity import ambiguities
 from prover.runtime.data import Data, flag, items, ports, rules_of, text
-from prover.runtime.host_pattern import host_selector
 from prover.runtime.l7_validation import l7_errors
 from prover.runtime.middleware_validation import middleware_violations
+
+# The host patterns and the ambiguity search are imported where a policy has endpoints:
+# one without network rules (the CLI's seed example) never loads them.
 
 #: ``MIN_SANDBOX_UID``/``MAX_SANDBOX_UID`` (lib.rs): 0 is root, ``u32::MAX`` the
 #: invalid-identity sentinel.
@@ -105,6 +106,8 @@ def _tcp_host_problem(host: str) -> str | None:
         return "leading or trailing whitespace is not allowed"
     if host.endswith("."):
         return "omit the trailing DNS root dot"
+    from prover.runtime.host_pattern import host_selector
+
     selector = host_selector([host], [])
     if isinstance(selector, str):
         return selector
@@ -223,4 +226,9 @@ def runtime_refusals(policy: Data, checkpoint: Callable[[], None] | None = None)
     """Every reason the runtime refuses ``policy``: its validator's violations, then the
     endpoint ambiguities; empty when it runs the policy. ``checkpoint`` is called now and
     then (the ambiguity search compares endpoint pairs)."""
-    return (*policy_violations(policy), *ambiguities(policy, checkpoint))
+    found = policy_violations(policy)
+    if not any(items(rule, "endpoints") for _, rule in rules_of(policy)):
+        return tuple(found)  # no endpoints, no ambiguity
+    from prover.runtime.ambiguity import ambiguities
+
+    return (*found, *ambiguities(policy, checkpoint))
