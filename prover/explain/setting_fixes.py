@@ -25,6 +25,7 @@ from prover.results import (
     LandlockCounterexample,
     ProcessCounterexample,
 )
+from prover.runtime.baseline import PROXY_READ_WRITE
 
 PROCESS_FIELDS = ("run_as_user", "run_as_group")
 
@@ -69,6 +70,12 @@ def filesystem_options(
     doc: Loaded, boundary: Policy, grants: list[Grant], cex: FilesystemCounterexample
 ) -> list[Option]:
     options: list[Option] = []
+    if cex.access == "write" and not grants and cex.path in PROXY_READ_WRITE:
+        # No entry grants it: the runtime's proxy baseline does (lib.rs
+        # enrich_proto_baseline_paths), unless the policy lists the path read-only.
+        listed = _baseline_read_only_option(doc, cex.path)
+        if listed is not None:
+            options.append(listed)
     if cex.access == "write":
         data, edits, moved = _filesystem_edits(doc, boundary, grants, narrow=True)
         if moved:
@@ -87,6 +94,34 @@ def filesystem_options(
             options.append(adopted)
     options.append(Option("remove", f"remove {cex.path} from the candidate", edits, data))
     return options
+
+
+def _baseline_read_only_option(doc: Loaded, path: str) -> Option | None:
+    """The candidate with ``path`` listed read-only, so that the runtime adds no
+    writable ``path`` of its proxy baseline."""
+    data: Data = tree_copy(doc.data)
+    edits: list[Edit] = []
+    name = filesystem_key(data)
+    section = data.get(name)
+    if section is None:
+        # An absent section includes the workdir: keep that when adding one.
+        set_value(data, (name,), {"include_workdir": True}, edits)
+        section = data[name]
+    if not isinstance(section, dict):
+        return None
+    listed = section.get("read_only")
+    if listed is None:
+        set_value(data, (name, "read_only"), [path], edits)
+    else:
+        edits.append(Edit("add", (name, "read_only", len(listed)), new=path))
+        listed.append(path)
+    return Option(
+        "narrow",
+        f"list {path} read-only: the runtime adds a writable {path} to a policy with network "
+        "rules unless the policy lists it",
+        edits,
+        data,
+    )
 
 
 def _lists_left(data: Data) -> bool:
