@@ -171,11 +171,9 @@ def _repair_filesystem(data: Data, bound: Data, repair: Repair) -> None:
     section = _section(data, key)
     if not section:
         return
-    writable = [
-        p
-        for p in _section(bound, filesystem_key(bound)).get("read_write") or []
-        if isinstance(p, str)
-    ]
+    limits = _section(bound, filesystem_key(bound))
+    writable = [p for p in limits.get("read_write") or [] if isinstance(p, str)]
+    readable = [p for p in limits.get("read_only") or [] if isinstance(p, str)]
     had_paths = False
     for list_name in ("read_only", "read_write"):
         paths = section.get(list_name)
@@ -207,17 +205,19 @@ def _repair_filesystem(data: Data, bound: Data, repair: Repair) -> None:
             )
     if had_paths and not any(section.get(name) for name in ("read_only", "read_write")):
         # Both lists empty would run without Landlock at all (prover.runtime): keep it on,
-        # reading only what the fixes then narrow to the boundary's reads.
+        # reading what the boundary reads (``/`` when it reads nothing: it has no Landlock).
         location = (key, "read_only")
+        reads = readable or ["/"]
         if isinstance(section.get("read_only"), list):
-            edit = Edit("add", (*location, 0), new="/")
-            apply_edit(data, edit)
-            repair.edits.append(edit)
+            for offset, new in enumerate(reads):
+                edit = Edit("add", (*location, offset), new=new)
+                apply_edit(data, edit)
+                repair.edits.append(edit)
         else:
-            set_value(data, location, ["/"], repair.edits)
+            set_value(data, location, reads, repair.edits)
         repair.notes.append(
-            f"{render_path(location)} '/' added, so that Landlock stays on (with both lists "
-            "empty the runtime would run without it)"
+            f"{render_path(location)} {', '.join(reads)} added, so that Landlock stays on "
+            "(with both lists empty the runtime would run without it)"
         )
 
 
@@ -296,6 +296,7 @@ def _repair_network(data: Data, bound: Data, repair: Repair) -> None:
         if not isinstance(endpoints, list):
             continue
         name = text(rule, "name") or key
+        had_endpoints = bool(endpoints)
         position = 0
         for original, endpoint in enumerate(list(endpoints)):
             location: Location = ("network_policies", key, "endpoints", position)
@@ -316,7 +317,7 @@ def _repair_network(data: Data, bound: Data, repair: Repair) -> None:
             position += len(copies)
             named = render_path(("network_policies", key, "endpoints", original))
             repair.notes.append(f"{named} {sentence}")
-        if endpoints and not rule["endpoints"]:
+        if had_endpoints and not rule["endpoints"]:
             remove_value(data, ("network_policies", key), repair.edits)
             repair.notes.append(
                 f"{render_path(('network_policies', key))} removed (no endpoint the runtime "
