@@ -13,9 +13,10 @@ candidate into a policy the runtime runs, towards the boundary:
 - an endpoint whose host the validator refuses (``*``, ``**``, a TLD or malformed
   wildcard, an invalid DNS selector) becomes one endpoint per boundary host on a port it
   shares (every other field kept), or is removed when the boundary has none;
-- an invalid port is removed (the endpoint too, when it has no port left); an endpoint
-  with any other violation (an L7 configuration, signing) is removed, and a rule left
-  without endpoints with it.
+- an invalid port is removed (the endpoint too, when it has no port left); an L7
+  endpoint without ``rules`` or ``access`` takes those of the boundary's endpoint on the
+  same host, protocol and a shared port; an endpoint with any other violation (an L7
+  configuration, signing) is removed, and a rule left without endpoints with it.
 
 Every removal is named. What is refused after the repairs (endpoint ambiguities,
 middleware configurations, too many paths) is not guessed at: ``remaining`` names it
@@ -285,7 +286,34 @@ def _replacements(
             listed = ", ".join(c["host"] for c in copies)
             return copies, f"host '{host}' -> the boundary's hosts on its ports: {listed}"
         return [], f"removed (host '{host}': the boundary has no host on its ports)"
+    narrowed = _boundary_l7(fixed, bound)
+    if narrowed is not None and not _violations(name, index, narrowed):
+        return [narrowed], f"host '{host}': the boundary's L7 rules on it copied (it had none)"
     return [], f"removed (host '{host}': {problems[0]})"
+
+
+def _boundary_l7(endpoint: Data, bound: Data) -> Data | None:
+    """An L7 endpoint without ``rules`` or ``access`` (the runtime refuses it), given the
+    ``access`` or ``rules`` of the boundary's endpoint on the same host and protocol with
+    a shared port; ``None`` when there is none (or the endpoint has rules already)."""
+    if endpoint.get("rules") or endpoint.get("access"):
+        return None
+    host, protocol = text(endpoint, "host"), text(endpoint, "protocol")
+    rules = _section(bound, "network_policies")
+    for rule in rules.values():
+        endpoints = rule.get("endpoints") if isinstance(rule, dict) else None
+        for other in endpoints if isinstance(endpoints, list) else []:
+            if not isinstance(other, dict) or text(other, "host") != host:
+                continue
+            if text(other, "protocol") != protocol or not set(ports(other)) & set(ports(endpoint)):
+                continue
+            for grant in ("access", "rules"):
+                if other.get(grant):
+                    copy = tree_copy(endpoint)
+                    copy.pop("rules", None)
+                    copy[grant] = tree_copy(other[grant])
+                    return copy
+    return None
 
 
 def _repair_network(data: Data, bound: Data, repair: Repair) -> None:

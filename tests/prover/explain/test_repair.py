@@ -270,3 +270,19 @@ def test_the_reference_semantics_repairs_nothing() -> None:
         for blocker in explanation.blockers
     )
     assert "refuses the candidate" not in explanation.summary
+
+
+def test_an_l7_endpoint_without_rules_takes_the_boundarys_on_that_host() -> None:
+    boundary = (
+        "version: 1\n" + FS + "network_policies:\n  b:\n" + CURL + "    endpoints:\n"
+        "      - {host: api.github.com, port: 443, protocol: rest, access: read-only}\n"
+    )
+    candidate = (
+        "version: 1\n" + FS + "network_policies:\n  gh:\n" + CURL + "    endpoints:\n"
+        "      - {host: api.github.com, port: 443, protocol: rest}\n"
+        "      - {host: pypi.org, port: 443, protocol: rest}\n"
+    )
+    fixed = _fixed(candidate, boundary)
+    assert fixed["network_policies"]["gh"]["endpoints"] == [
+        {"host": "api.github.com", "port": 443, "protocol": "rest", "access": "read-only"}
+    ]
