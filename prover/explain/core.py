@@ -255,17 +255,24 @@ def _repaired(
         else None,
     }
     digests = {"candidate_sha256": sha256_hex(candidate), "boundary_sha256": sha256_hex(boundary)}
-    notes = "; ".join(repair.notes) or "nothing the repairs know"
+    notes = "; ".join(repair.notes)
     if repair.text is None:
         summary, paragraph = blocker_texts(first.verdict.value, blocker)
         left = "; ".join(repair.remaining)
-        stopped = f"the repairs ({notes}) leave a policy the runtime still refuses: {left}"
+        done = f"the repairs ({notes}) leave" if repair.notes else "no repair applies to"
+        stopped = f"{done} a policy the runtime still refuses: {left}"
         paragraph += (
             f" A repair was tried, but {stopped}: rewrite those entries, then explain again."
         )
-        return _stopped(
+        stuck = _stopped(
             summary, paragraph, [blocker], stopped, session, base, inputs=InputDigests(**digests)
         )
+        note = _prior_sentence(base["prior_result"])
+        if note:
+            stuck.summary = f"{note} {stuck.summary}"
+        if wanted:
+            _report_needs(stuck, wanted, {}, first, set())
+        return stuck
     session.candidate_label = "the repaired candidate"
     inner = _explain(session, repair.text, boundary, None, max_violations, wanted)
     blocker.fix = [edit.as_fix_op() for edit in repair.edits]
@@ -273,6 +280,14 @@ def _repaired(
     blocker.meaning = (
         "The OpenShell runtime refuses the candidate, so nothing about it can be proved; "
         "the explanation repaired it into a policy the runtime runs (the edits below)."
+    )
+    blocker.rewrite_hints.insert(
+        0,
+        "Take fixed_candidate, or apply fix in order (the repair edits lead); to keep "
+        "something a repair removed, rewrite it as the runtime accepts, then explain again."
+        if inner.fix_verified or inner.result.result == "within_boundary"
+        else "Continue from partial_candidate: the repaired candidate (the runtime runs it; "
+        "not verified), rewritten as the other blockers say.",
     )
     within = inner.result.result == "within_boundary"
     verified = within or inner.fix_verified
@@ -299,9 +314,12 @@ def _repaired(
         narrowing = verification.narrows_candidate
         narrowing.note = f"{narrowing.note}; {unproved}" if narrowing.note else unproved
     count = len(repair.edits)
+    removed = [note for note in repair.notes if " removed" in note]
     refused = (
         f"The OpenShell runtime refuses the candidate ({len(repair.refusals)} reason(s), see "
-        f"blockers[0]); it was repaired into a policy the runtime runs ({count} edit(s))"
+        f"blockers[0]); it was repaired into a policy the runtime runs ({count} edit(s)"
+        + (f"; removed: {'; '.join(removed)}" if removed else "")
+        + ")"
     )
     if within:
         summary = (
@@ -316,6 +334,8 @@ def _repaired(
         )
     else:
         summary = f"{refused}, but no verified fix is offered: {inner.summary}"
+    # The needs' sentences (the inner explanation has them where its texts are used).
+    prefix, suffix = _needs_sentences(inner.needs)
     paragraph = (
         f"The runtime's validator refuses the candidate: {'; '.join(repair.refusals)}. "
         f"Repaired towards the boundary (the first {count} edit(s) of fix, paths in the "
@@ -327,7 +347,10 @@ def _repaired(
             if within
             else inner.explanation
         )
+        + (suffix if within else "")
     )
+    note = _prior_sentence(base["prior_result"])
+    summary = " ".join(part for part in (note, prefix if verified else "", summary) if part)
     fix = [*blocker.fix, *inner.fix] if verified else []
     return Explanation(
         summary=summary,
@@ -393,21 +416,30 @@ def _report_needs(
         else:
             statuses.append(NeedStatus(need=need.line, status="open"))
     explanation.needs = statuses
+    prefix, suffix = _needs_sentences(statuses)
+    if prefix:
+        explanation.summary = f"{prefix} {explanation.summary}"
+    explanation.explanation += suffix
+
+
+def _needs_sentences(statuses: list[NeedStatus]) -> tuple[str, str]:
+    """What leads the summary (the needs beyond the boundary) and what ends the paragraph
+    (the needs the candidate does not grant); empty strings when none."""
     beyond = [
         f"need {number} ({s.need}) exceeds the boundary, so no fix can keep it"
         + (f"; closest boundary entry: {s.closest}" if s.closest else "")
         for number, s in enumerate(statuses, start=1)
         if s.status == "exceeds_boundary"
     ]
-    if beyond:
-        explanation.summary = "; ".join(beyond) + ". " + explanation.summary
     absent = [n for n, s in enumerate(statuses, start=1) if s.status == "not_granted"]
+    suffix = ""
     if absent:
         listed = ", ".join(str(n) for n in absent)
-        explanation.explanation += (
+        suffix = (
             f" Need(s) {listed}: the candidate does not allow them, and a fix only narrows; "
             "add them to the candidate (the boundary allows them) and explain again."
         )
+    return ("; ".join(beyond) + "." if beyond else ""), suffix
 
 
 def _prior_sentence(prior: PriorResult | None) -> str | None:

@@ -200,6 +200,9 @@ def test_a_host_the_boundary_has_nothing_for_is_removed_and_named() -> None:
     assert "network_policies.web.endpoints[0] removed (host '*'" in described
     assert "network_policies.web removed" in described
     assert "network_policies.web.endpoints[0] removed" in explanation.explanation
+    assert "removed: network_policies.web.endpoints[0] removed" in explanation.summary
+    hint = explanation.blockers[0].rewrite_hints[0]
+    assert hint.startswith("Take fixed_candidate") and "a repair removed" in hint
 
 
 def test_invalid_ports_are_removed_and_an_endpoint_without_one_with_them() -> None:
@@ -286,3 +289,17 @@ def test_an_l7_endpoint_without_rules_takes_the_boundarys_on_that_host() -> None
     assert fixed["network_policies"]["gh"]["endpoints"] == [
         {"host": "api.github.com", "port": 443, "protocol": "rest", "access": "read-only"}
     ]
+
+
+def test_needs_and_a_given_result_carry_through_the_repair() -> None:
+    """Needs are read against the repaired candidate: kept by the fix, or beyond the
+    boundary (leading the summary); a given result is compared with the original's."""
+    curl = {"binary": "/usr/bin/curl", "host": "api.github.com", "port": 443}
+    beyond = {"path": "/home/sandbox", "access": "write"}
+    given = {"result": "within_boundary"}
+    explanation = explain(CANDIDATE, BOUNDARY, needs=[curl, beyond], result=given)
+    assert explanation.fix_verified
+    assert [need.status for need in explanation.needs] == ["kept", "exceeds_boundary"]
+    assert "need 2 (write /home/sandbox) exceeds the boundary" in explanation.summary
+    assert explanation.prior_result is not None and explanation.prior_result.agrees is False
+    assert explanation.summary.startswith("Note: ")
