@@ -306,7 +306,9 @@ def _repaired(
             narrows_candidate=CheckSummary(
                 question="fixed candidate within the original candidate",
                 result="not_run",
-                note=unproved,
+                note=unproved.replace(
+                    "the fix is compared with its repair", "the fixed candidate is its repair"
+                ),
             ),
             compared_with="the repaired candidate (the runtime refuses the original)",
         )

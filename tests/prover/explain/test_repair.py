@@ -107,6 +107,10 @@ def test_the_repaired_candidate_is_fixed_where_it_still_exceeds() -> None:
     assert explanation.verification.compared_with == "the repaired candidate"
     assert explanation.verification.narrows_candidate.result == "within_boundary"
     assert "refuses the original" in (explanation.verification.narrows_candidate.note or "")
+    # Grant units in words: what this fix keeps of what there was, never a bare list.
+    text = render_text(explanation)
+    assert "grant units: this fix keeps " in text and " before it" in text
+    assert "deleting the rule outright: " not in text
     fixed = _fixed(candidate)
     assert fixed["network_policies"]["web"]["endpoints"] == [
         {"host": "api.github.com", "ports": [443]}
