@@ -320,7 +320,7 @@ def _repaired(
     refused = (
         f"The OpenShell runtime refuses the candidate ({len(repair.refusals)} reason(s), see "
         f"blockers[0]); it was repaired into a policy the runtime runs ({count} edit(s)"
-        + (f"; removed: {'; '.join(removed)}" if removed else "")
+        + (f"; {'; '.join(removed)}" if removed else "")
         + ")"
     )
     if within:

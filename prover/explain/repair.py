@@ -18,9 +18,10 @@ candidate into a policy the runtime runs, towards the boundary:
   same host, protocol and a shared port; an endpoint with any other violation (an L7
   configuration, signing) is removed, and a rule left without endpoints with it.
 
-Every removal is named. What is refused after the repairs (endpoint ambiguities,
-middleware configurations, too many paths) is not guessed at: ``remaining`` names it
-and no repaired candidate is offered. The repairs are not proved to narrow the original
+Of two endpoints the runtime finds ambiguous, the later (in rule-key order) is removed.
+Every removal is named. What is refused after the repairs (middleware configurations,
+too many paths) is not guessed at: ``remaining`` names it and no repaired candidate is
+offered. The repairs are not proved to narrow the original
 (the prover reads nothing of a refused policy); the explanation says so, and proves the
 fix of the repaired candidate within the boundary as usual.
 """
@@ -44,8 +45,10 @@ from prover.explain.document import (
     set_value,
     tree_copy,
 )
-from prover.policy.loader import PolicyRefusedError, load_policy
+from prover.explain.origin import original_location
+from prover.policy.loader import PolicyRefusedError, load_policy, policy_data
 from prover.policy.paths import Location, render_path
+from prover.runtime.ambiguity import ambiguous_pairs
 from prover.runtime.data import ports, text
 from prover.runtime.validation import MAX_PATH_LENGTH, endpoint_violations, is_valid_identity
 
@@ -100,6 +103,7 @@ def repair_refused(
     _repair_process(data, bound, repair)
     _repair_filesystem(data, bound, repair)
     _repair_network(data, bound, repair)
+    _repair_ambiguities(data, repair, checkpoint)
     repair.remaining = _refused(data, checkpoint)
     if not repair.remaining:
         repair.data, repair.text = data, dump_text(data)
@@ -346,6 +350,43 @@ def _repair_network(data: Data, bound: Data, repair: Repair) -> None:
             named = render_path(("network_policies", key, "endpoints", original))
             repair.notes.append(f"{named} {sentence}")
         if had_endpoints and not rule["endpoints"]:
+            remove_value(data, ("network_policies", key), repair.edits)
+            repair.notes.append(
+                f"{render_path(('network_policies', key))} removed (no endpoint the runtime "
+                "runs was left)"
+            )
+
+
+def _repair_ambiguities(data: Data, repair: Repair, checkpoint: Callable[[], None] | None) -> None:
+    """Endpoints the runtime finds ambiguous (two overlapping endpoints with conflicting
+    metadata): the later one of each pair, in rule-key order, is removed and named with
+    the one kept (which the author meant cannot be known; a host repair's copy is the
+    later one beside an endpoint the author wrote for that host)."""
+    rules = _section(data, "network_policies")
+    limit = sum(
+        len(rule["endpoints"])
+        for rule in rules.values()
+        if isinstance(rule, dict) and isinstance(rule.get("endpoints"), list)
+    )
+    for _ in range(limit):
+        try:
+            read = policy_data(dump_text(data), checkpoint)
+        except PolicyLoadError:
+            return
+        pairs = ambiguous_pairs(read, checkpoint) if isinstance(read, dict) else []
+        if not pairs:
+            return
+        (kept_key, kept_index), (key, index), message = pairs[0]
+        kept: Location = ("network_policies", kept_key, "endpoints", kept_index)
+        location: Location = ("network_policies", key, "endpoints", index)
+        named = original_location(location, repair.edits, nearest=True) or location
+        kept_named = original_location(kept, repair.edits, nearest=True) or kept
+        remove_value(data, location, repair.edits)
+        repair.notes.append(
+            f"{render_path(named)} removed (ambiguous beside {render_path(kept_named)}, "
+            f"which is kept: {message})"
+        )
+        if not rules[key]["endpoints"]:
             remove_value(data, ("network_policies", key), repair.edits)
             repair.notes.append(
                 f"{render_path(('network_policies', key))} removed (no endpoint the runtime "

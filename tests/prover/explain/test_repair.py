@@ -204,7 +204,7 @@ def test_a_host_the_boundary_has_nothing_for_is_removed_and_named() -> None:
     assert "network_policies.web.endpoints[0] removed (host '*'" in described
     assert "network_policies.web removed" in described
     assert "network_policies.web.endpoints[0] removed" in explanation.explanation
-    assert "removed: network_policies.web.endpoints[0] removed" in explanation.summary
+    assert "network_policies.web.endpoints[0] removed (host '*'" in explanation.summary
     hint = explanation.blockers[0].rewrite_hints[0]
     assert hint.startswith("Take fixed_candidate") and "a repair removed" in hint
 
@@ -254,20 +254,35 @@ def test_a_refused_boundary_stays_an_error() -> None:
     assert repair_refused(CANDIDATE, boundary) is None
 
 
-def test_what_the_repairs_cannot_mend_is_named_and_no_fix_offered() -> None:
-    """Two endpoints the runtime finds ambiguous (tls differs on one host and port): no
-    repair guesses which one the author meant."""
+def test_of_two_ambiguous_endpoints_the_later_is_removed_and_named() -> None:
+    """Host '*' becomes api.github.com beside an endpoint the author wrote for it with
+    another tls: the runtime would find the two ambiguous, so the copy is removed."""
     candidate = (
-        "version: 1\nnetwork_policies:\n  a:\n" + CURL + "    endpoints:\n"
+        "version: 1\n" + FS + "network_policies:\n  a:\n" + CURL + "    endpoints:\n"
         "      - {host: api.github.com, port: 443}\n"
         "  b:\n" + CURL + "    endpoints:\n"
-        "      - {host: api.github.com, port: 443, tls: skip}\n"
+        "      - {host: '*', port: 443, tls: skip}\n"
     )
+    explanation = explain(candidate, NETWORK)
+    assert explanation.fix_verified and explanation.fixed_candidate is not None
+    assert list(read_data(explanation.fixed_candidate)["network_policies"]) == ["a"]
+    assert (
+        "network_policies.b.endpoints[0] removed (ambiguous beside "
+        "network_policies.a.endpoints[0], which is kept" in explanation.summary
+    )
+
+
+def test_what_the_repairs_cannot_mend_is_named_and_no_fix_offered() -> None:
+    """Too many paths: no repair guesses which ones the author needs."""
+    paths = ", ".join(f"/data/{n}" for n in range(257))
+    candidate = f"version: 1\nfilesystem_policy:\n  read_only: [{paths}]\n"
     explanation = explain(candidate, BOUNDARY)
     assert explanation.result.result == "error"
     assert not explanation.fix_verified and explanation.fix == []
+    assert explanation.partial_candidate is None
     stopped = explanation.enumeration.stopped_because or ""
-    assert "still refuses" in stopped and "api.github.com" in stopped
+    assert stopped.startswith("no repair applies to a policy the runtime still refuses")
+    assert "too many filesystem paths (257 > 256)" in stopped
 
 
 def test_the_reference_semantics_repairs_nothing() -> None:
