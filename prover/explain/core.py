@@ -42,8 +42,9 @@ from prover.explain.models import (
     Verification,
 )
 from prover.explain.needs import Need, closest_text, need_allowed, read_needs
-from prover.explain.prior import compare_prior, read_prior
+from prover.explain.prior import Prior, compare_prior, read_prior
 from prover.explain.proposal import explain_proposal
+from prover.explain.repair import Repair, repair_refused
 from prover.explain.session import Session
 from prover.explain.setaside import SetAside, put_back, set_aside
 from prover.explain.text import (
@@ -180,6 +181,14 @@ def _explain(
 ) -> Explanation:
     prior = read_prior(result)
     first = session.check_texts(candidate, boundary, final=True)
+    if first.verdict is Verdict.ERROR and not session.reference_semantics:
+        try:
+            repair = repair_refused(candidate, boundary, session.budget.checkpoint)
+        except BudgetExhausted:
+            repair = None
+        if repair is not None:
+            inputs = (candidate, boundary, prior)
+            return _repaired(session, first, repair, inputs, max_violations, wanted)
     receipt = session.last_receipt
     out_of_time = False
     cand_doc = bound_doc = None
@@ -222,6 +231,144 @@ def _explain(
         known = {need.number for need in session.needs}
         _report_needs(explanation, wanted, settled, first, known)
     return explanation
+
+
+def _repaired(
+    session: Session,
+    first: CheckOutcome,
+    repair: Repair,
+    inputs: tuple[str | bytes, str | bytes, Prior | None],
+    max_violations: int,
+    wanted: list[Need],
+) -> Explanation:
+    """A candidate the runtime refuses: repaired into one it runs (``prover.explain.repair``),
+    then explained and fixed as any other. The result stays the original's ``error``;
+    the refusal is the first blocker, its ``fix`` the repair edits, which lead ``fix``."""
+    candidate, boundary, prior = inputs
+    blocker = blocker_for(first, _data(candidate), _data(boundary))
+    blocker.locations = _input_locations(candidate, boundary)
+    base: dict[str, Any] = {
+        "result": _explained(first),
+        "prior_result": compare_prior(prior, first, candidate, boundary, None) if prior else None,
+        "proposal": explain_proposal(prior.data)
+        if prior and prior.kind == "proposal" and prior.data
+        else None,
+    }
+    digests = {"candidate_sha256": sha256_hex(candidate), "boundary_sha256": sha256_hex(boundary)}
+    notes = "; ".join(repair.notes)
+    if repair.text is None:
+        summary, paragraph = blocker_texts(first.verdict.value, blocker)
+        left = "; ".join(repair.remaining)
+        done = f"the repairs ({notes}) leave" if repair.notes else "no repair applies to"
+        stopped = f"{done} a policy the runtime still refuses: {left}"
+        paragraph += (
+            f" A repair was tried, but {stopped}: rewrite those entries, then explain again."
+        )
+        stuck = _stopped(
+            summary, paragraph, [blocker], stopped, session, base, inputs=InputDigests(**digests)
+        )
+        note = _prior_sentence(base["prior_result"])
+        if note:
+            stuck.summary = f"{note} {stuck.summary}"
+        if wanted:
+            _report_needs(stuck, wanted, {}, first, set())
+        return stuck
+    session.candidate_label = "the repaired candidate"
+    inner = _explain(session, repair.text, boundary, None, max_violations, wanted)
+    blocker.fix = [edit.as_fix_op() for edit in repair.edits]
+    blocker.fix_description = "repaired into a policy the runtime runs: " + notes
+    blocker.meaning = (
+        "The OpenShell runtime refuses the candidate, so nothing about it can be proved; "
+        "the explanation repaired it into a policy the runtime runs (the edits below)."
+    )
+    blocker.rewrite_hints.insert(
+        0,
+        "Take fixed_candidate, or apply fix in order (the repair edits lead); to keep "
+        "something a repair removed, rewrite it as the runtime accepts, then explain again."
+        if inner.fix_verified or inner.result.result == "within_boundary"
+        else "Continue from partial_candidate: the repaired candidate (the runtime runs it; "
+        "not verified), rewritten as the other blockers say.",
+    )
+    within = inner.result.result == "within_boundary"
+    verified = within or inner.fix_verified
+    verification = inner.verification
+    unproved = (
+        "the runtime refuses the original candidate, so no check can compare a fix with it: "
+        "the fix is compared with its repair (each repair edit is listed in fix)"
+    )
+    if within:
+        verification = Verification(
+            within_boundary=CheckSummary(
+                question="fixed candidate within the boundary",
+                result=inner.result.result,
+                note="the check of exactly the fixed_candidate text (the repaired candidate)",
+            ),
+            narrows_candidate=CheckSummary(
+                question="fixed candidate within the original candidate",
+                result="not_run",
+                note=unproved.replace(
+                    "the fix is compared with its repair", "the fixed candidate is its repair"
+                ),
+            ),
+            compared_with="the repaired candidate (the runtime refuses the original)",
+        )
+    elif verification is not None:
+        narrowing = verification.narrows_candidate
+        narrowing.note = f"{narrowing.note}; {unproved}" if narrowing.note else unproved
+    count = len(repair.edits)
+    removed = [note for note in repair.notes if " removed" in note]
+    refused = (
+        f"The OpenShell runtime refuses the candidate ({len(repair.refusals)} reason(s), see "
+        f"blockers[0]); it was repaired into a policy the runtime runs ({count} edit(s)"
+        + (f"; {'; '.join(removed)}" if removed else "")
+        + ")"
+    )
+    if within:
+        summary = (
+            f"{refused}, which is within the boundary: the repaired candidate is the fix "
+            "(fixed_candidate), proved within the boundary."
+        )
+    elif verified:
+        summary = (
+            f"{refused}, then {len(inner.violations)} violation(s) of the boundary were "
+            "fixed: a fix proved within the boundary and within the repaired candidate is "
+            "offered (fixed_candidate)."
+        )
+    else:
+        summary = f"{refused}, but no verified fix is offered: {inner.summary}"
+    # The needs' sentences (the inner explanation has them where its texts are used).
+    prefix, suffix = _needs_sentences(inner.needs)
+    paragraph = (
+        f"The runtime's validator refuses the candidate: {'; '.join(repair.refusals)}. "
+        f"Repaired towards the boundary (the first {count} edit(s) of fix, paths in the "
+        f"original candidate): {notes}. The repairs narrow by construction; nothing is "
+        "proved about the original, which the runtime never runs. For the repaired "
+        "candidate: "
+        + (
+            "the prover proved it within the boundary; nothing more needs fixing."
+            if within
+            else inner.explanation
+        )
+        + (suffix if within else "")
+    )
+    note = _prior_sentence(base["prior_result"])
+    summary = " ".join(part for part in (note, prefix if verified else "", summary) if part)
+    fix = [*blocker.fix, *inner.fix] if verified else []
+    return Explanation(
+        summary=summary,
+        explanation=paragraph,
+        violations=inner.violations,
+        blockers=[blocker, *inner.blockers],
+        fix=fix,
+        fixed_candidate=(repair.text if within else inner.fixed_candidate) if verified else None,
+        fix_verified=verified,
+        partial_candidate=None if verified else inner.partial_candidate or repair.text,
+        verification=verification,
+        enumeration=inner.enumeration,
+        needs=inner.needs,
+        inputs=inner.inputs.model_copy(update=digests),
+        **base,
+    )
 
 
 def _settle(
@@ -271,21 +418,30 @@ def _report_needs(
         else:
             statuses.append(NeedStatus(need=need.line, status="open"))
     explanation.needs = statuses
+    prefix, suffix = _needs_sentences(statuses)
+    if prefix:
+        explanation.summary = f"{prefix} {explanation.summary}"
+    explanation.explanation += suffix
+
+
+def _needs_sentences(statuses: list[NeedStatus]) -> tuple[str, str]:
+    """What leads the summary (the needs beyond the boundary) and what ends the paragraph
+    (the needs the candidate does not grant); empty strings when none."""
     beyond = [
         f"need {number} ({s.need}) exceeds the boundary, so no fix can keep it"
         + (f"; closest boundary entry: {s.closest}" if s.closest else "")
         for number, s in enumerate(statuses, start=1)
         if s.status == "exceeds_boundary"
     ]
-    if beyond:
-        explanation.summary = "; ".join(beyond) + ". " + explanation.summary
     absent = [n for n, s in enumerate(statuses, start=1) if s.status == "not_granted"]
+    suffix = ""
     if absent:
         listed = ", ".join(str(n) for n in absent)
-        explanation.explanation += (
+        suffix = (
             f" Need(s) {listed}: the candidate does not allow them, and a fix only narrows; "
             "add them to the candidate (the boundary allows them) and explain again."
         )
+    return ("; ".join(beyond) + "." if beyond else ""), suffix
 
 
 def _prior_sentence(prior: PriorResult | None) -> str | None:
@@ -512,15 +668,15 @@ def _exceeds(
                 "the last re-check, on exactly the fixed_candidate text",
             ),
             narrows_candidate=_summary(
-                "fixed candidate within the original candidate", narrowing, note
+                f"fixed candidate within {session.candidate_label}", narrowing, note
             ),
-            compared_with="the original candidate"
+            compared_with=session.candidate_label
             + (f" with {phrase}" if phrase is not None else ""),
         )
         verified = narrowing.verdict is Verdict.WITHIN
         if not verified:
             stopped = (
-                "the fixed candidate was not proved within the original candidate "
+                f"the fixed candidate was not proved within {session.candidate_label} "
                 f"({narrowing.verdict.value})"
             )
     kept = None

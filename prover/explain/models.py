@@ -162,7 +162,10 @@ class CheckSummary(_Model):
 
 class Verification(_Model):
     within_boundary: CheckSummary = Field(description="fixed candidate ⊆ boundary.")
-    narrows_candidate: CheckSummary = Field(description="fixed candidate ⊆ original candidate.")
+    narrows_candidate: CheckSummary = Field(
+        description="fixed candidate ⊆ original candidate (or its repair, or not_run, when "
+        "the runtime refuses the original)."
+    )
     compared_with: str = Field(
         default="the original candidate",
         description="What narrows_candidate compared with: the original candidate, or the "
@@ -282,7 +285,8 @@ class Explanation(_Model):
     fix_verified: bool = Field(
         default=False,
         description="True only when the fixed candidate was proved within the boundary and "
-        "within the original candidate.",
+        "within the original candidate (one the runtime refuses: within its repair, the "
+        "first blocker's fix).",
     )
     partial_candidate: str | None = Field(
         default=None,

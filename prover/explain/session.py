@@ -71,6 +71,9 @@ class Session:
     #: Every need the boundary allows that the candidate may grant (``needs`` is those
     #: the candidate is known to grant): the rest of a candidate set aside holds them.
     open_needs: list[Any] = field(default_factory=list)
+    #: What the fix is proved to narrow, in words: the repaired candidate when the
+    #: runtime refuses the original (``prover.explain.repair``).
+    candidate_label: str = "the original candidate"
     _reserve_ms: int = field(init=False)
 
     def __post_init__(self) -> None:

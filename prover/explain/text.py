@@ -87,21 +87,31 @@ def past_blocker_texts(
     return summary, " ".join(parts)
 
 
-def kept_words(kept: GrantsKept) -> str:
+def kept_words(kept: GrantsKept, original: str = "the original") -> str:
     """Grant units (entries granted, counted coarsely; a narrowing can split one entry
     into several) in words: the fixed candidate's and the original's, and deleting outright
     only where the fix keeps more (deleting is not itself a verified fix, and it ignores
     the edits made to get past blockers, so a larger count would mislead)."""
-    text = f"the fixed candidate has {kept.with_fix}, the original {kept.before}"
+    text = f"the fixed candidate has {kept.with_fix}, {original} {kept.before}"
     if kept.with_rule_deleted is not None and kept.with_rule_deleted < kept.with_fix:
         text += f" (deleting the violating rules outright would keep only {kept.with_rule_deleted})"
     return text
 
 
-def _kept_text(kept: GrantsKept | None) -> str:
+def fix_kept_words(kept: GrantsKept) -> str:
+    """One violation's fix in grant units, in words (as :func:`kept_words`): deleting
+    outright is named only where it keeps fewer, never as if it kept more."""
+    text = f"this fix keeps {kept.with_fix} of the {kept.before} before it"
+    if kept.with_rule_deleted is not None and kept.with_rule_deleted < kept.with_fix:
+        text += f" (deleting the rule outright would keep only {kept.with_rule_deleted})"
+    return text
+
+
+def _kept_text(kept: GrantsKept | None, reference: str) -> str:
     if kept is None or kept.before == 0:
         return ""
-    text = kept_words(kept)
+    repaired = reference.startswith("the repaired candidate")
+    text = kept_words(kept, "the repaired candidate" if repaired else "the original")
     return f" {text[0].upper()}{text[1:]}."
 
 
@@ -154,7 +164,7 @@ def exceeds_texts(
         parts.append(
             "Apply the edits listed in fix, in order, or take fixed_candidate as a whole: "
             "the boundary check proved the fixed candidate within the boundary and within "
-            f"{reference}, so the fix only narrows." + _kept_text(kept)
+            f"{reference}, so the fix only narrows." + _kept_text(kept, reference)
         )
     else:
         reason = stopped_because or "the fixed candidate could not be proved"
@@ -207,13 +217,7 @@ def _violation_lines(number: int, violation: Violation) -> list[str]:
     lines.append(f"  fix ({violation.fix_kind}): {violation.fix_description}")
     lines.extend(f"    {_op_line(op)}" for op in violation.fix)
     if violation.grants_kept is not None:
-        kept = violation.grants_kept
-        deleted = (
-            f"; deleting the rule outright: {kept.with_rule_deleted}"
-            if kept.with_rule_deleted is not None
-            else ""
-        )
-        lines.append(f"  grant units: before {kept.before}, with fix {kept.with_fix}{deleted}")
+        lines.append(f"  grant units: {fix_kept_words(violation.grants_kept)}")
     for rejected in violation.rejected_fixes:
         lines.append(f"  not offered: {rejected.description}: {rejected.reason}")
     return lines

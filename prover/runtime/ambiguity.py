@@ -189,18 +189,30 @@ def ambiguities(policy: Data, checkpoint: Callable[[], None] | None = None) -> l
     """Every conflicting pair, rendered as the reference does, in rule-key order.
     ``checkpoint`` is called every :data:`CHECKPOINT_EVERY_PAIRS` pairs (a wildcard is
     compared with every other endpoint)."""
+    return [message for _, _, message in ambiguous_pairs(policy, checkpoint)]
+
+
+Endpoint = tuple[str, int]
+
+
+def ambiguous_pairs(
+    policy: Data, checkpoint: Callable[[], None] | None = None
+) -> list[tuple[Endpoint, Endpoint, str]]:
+    """Every conflicting pair as :func:`ambiguities` finds it: each endpoint by its rule
+    key and index, and the message."""
     listed = [
-        (text(rule, "name") or key, index, endpoint)
+        (text(rule, "name") or key, index, endpoint, key)
         for key, rule in rules_of(policy)
         for index, endpoint in enumerate(items(rule, "endpoints"))
     ]
-    hosts = [text(endpoint, "host").lower() for _, _, endpoint in listed]
-    port_sets = [frozenset(p for p in ports(endpoint) if p > 0) for _, _, endpoint in listed]
-    found: list[str] = []
+    hosts = [text(endpoint, "host").lower() for _, _, endpoint, _ in listed]
+    port_sets = [frozenset(p for p in ports(endpoint) if p > 0) for _, _, endpoint, _ in listed]
+    found: list[tuple[Endpoint, Endpoint, str]] = []
     for count, (a, b) in enumerate(_candidate_pairs(hosts), start=1):
         if checkpoint is not None and count % CHECKPOINT_EVERY_PAIRS == 0:
             checkpoint()
-        (left_name, left_index, left), (right_name, right_index, right) = listed[a], listed[b]
+        (left_name, left_index, left, left_key) = listed[a]
+        (right_name, right_index, right, right_key) = listed[b]
         shared = sorted(port_sets[a] & port_sets[b])
         if not shared or not _host_overlap(hosts[a], hosts[b]):
             continue
@@ -216,9 +228,10 @@ def ambiguities(policy: Data, checkpoint: Callable[[], None] | None = None) -> l
         if conflicts:
             left_side = f"'{left_name}' endpoint[{left_index}] ({_selector(left)})"
             right_side = f"'{right_name}' endpoint[{right_index}] ({_selector(right)})"
-            found.append(
+            message = (
                 f"network policies {left_side} and {right_side} overlap on port(s) "
                 f"{','.join(str(p) for p in shared)} with conflicting metadata: "
                 + "; ".join(conflicts)
             )
+            found.append(((left_key, left_index), (right_key, right_index), message))
     return found

@@ -232,3 +232,10 @@ def runtime_refusals(policy: Data, checkpoint: Callable[[], None] | None = None)
     from prover.runtime.ambiguity import ambiguities
 
     return (*found, *ambiguities(policy, checkpoint))
+
+
+def endpoint_violations(name: str, index: int, endpoint: Data) -> list[str]:
+    """The validator's violations of one endpoint of rule ``name`` (at ``index``), as
+    ``validate_sandbox_policy`` words them (the explanation's repairs: one endpoint at a
+    time)."""
+    return _endpoint(name, index, endpoint)

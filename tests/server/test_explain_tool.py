@@ -219,3 +219,26 @@ def test_the_tool_and_the_reader_limit_needs_alike() -> None:
     from server.tools.explain_counterexample import MAX_NEEDS as TOOL
 
     assert TOOL == READER
+
+
+async def test_a_candidate_the_runtime_refuses_comes_back_repaired_and_fixed() -> None:
+    """Issue 23: writes /, runs as root, reaches host * (all refused by the runtime): the
+    tool answers the refusal with a verified fix that validates against its schema."""
+    import jsonschema
+
+    from tests.prover.explain.test_repair import BOUNDARY as LIMITS
+    from tests.prover.explain.test_repair import CANDIDATE as REFUSED
+
+    async with Client(create_server()) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        result = await client.call_tool(NAME, {"candidate": REFUSED, "boundary": LIMITS})
+    document = result.structured_content
+    assert result.is_error is False and document is not None
+    jsonschema.validate(document, tools[NAME].output_schema)
+    assert document["result"] == "error" and document["fix_verified"] is True
+    assert document["blockers"][0]["got_past"] is True
+    assert "api.github.com" in document["fixed_candidate"]
+    assert "'*'" not in document["fixed_candidate"]
+    assert "the repaired candidate" in document["verification"]
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "fix verified: yes" in text and "repaired" in text

@@ -104,6 +104,7 @@ def test_quick_to_validate_inlines_single_use_definitions_and_keeps_meaning() ->
 async def test_every_tool_result_validates_against_the_published_schema() -> None:
     candidate = "version: 1\nfilesystem_policy:\n  read_write: [/tmp]\n"
     boundary = "version: 1\nfilesystem_policy:\n  read_only: [/tmp]\n"
+    refused = "version: 1\nfilesystem_policy:\n  read_write: [/]\n"
     proposal = json.dumps(
         {
             "rule_name": "r",
@@ -123,6 +124,8 @@ async def test_every_tool_result_validates_against_the_published_schema() -> Non
         ),
         ("assess_proposal", {"current": "version: 1", "proposal": proposal, "boundary": boundary}),
         ("assess_proposal", {"current": "version: 1", "proposal": "{}"}),
+        # A candidate the runtime refuses (writes /), repaired and fixed.
+        ("explain_counterexample", {"candidate": refused, "boundary": boundary, "detail": "full"}),
     ]
     async with Client(create_server()) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}

@@ -171,8 +171,11 @@ def test_any_host_says_what_the_runtime_accepts_and_means() -> None:
         "    endpoints: [{host: '*', port: 443}]\n"
     )
     boundary = candidate.replace("'*'", "api.github.com")
+    # The candidate is repaired (host '*' to the boundary's host); the hint still says
+    # what the runtime accepts, after the one to take the repaired fix.
     (blocker,) = explain(candidate, boundary).blockers
-    hint = blocker.rewrite_hints[0]
+    assert blocker.rewrite_hints[0].startswith("Take fixed_candidate")
+    hint = blocker.rewrite_hints[1]
     assert "'*' and '**'" in hint and "refuses" in hint
     assert "'*.example.com'" in hint and "'**.example.com'" in hint
     assert "one label" in hint and "TLD" in hint
