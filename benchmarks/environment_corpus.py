@@ -23,8 +23,8 @@ from prover.environment import load_environment
 from prover.environment.replay import replays_with_environment
 from prover.extended.check import witness_is_real
 from prover.extended.reading import read_policy
-from prover.model import Policy
 from prover.policy.loader import load_policy
+from prover.policy.model import Policy
 from prover.policy.normalize import filesystem_of, process_fields
 from prover.results import NetworkCounterexample, Verdict
 from tests.corpus import corpus_entries

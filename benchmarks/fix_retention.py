@@ -51,7 +51,7 @@ from prover.explain import explain
 from prover.explain.document import dump_text, load_document
 from prover.explain.needs import need_allowed as _allowed
 from prover.explain.needs import read_needs
-from prover.model import Policy
+from prover.policy.model import Policy
 from prover.policy.reader import read_policy_data
 from prover.results import Verdict
 from tests.corpus import corpus_entries

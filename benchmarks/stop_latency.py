@@ -27,11 +27,11 @@ from collections.abc import Callable
 
 import z3
 
-import prover.network_solver as network_solver
-from prover.budget import Budget, BudgetExhausted
+import prover.encode.solver as network_solver
 from prover.encode.logic import make_solver
-from prover.model import Policy
-from prover.network_solver import solve_network_mode
+from prover.encode.solver import solve_network_mode
+from prover.policy.model import Policy
+from prover.run.budget import Budget, BudgetExhausted
 from tests.prover.encode.helpers import policy
 from tests.prover.test_network_solver import _large_pair, _pigeonhole
 

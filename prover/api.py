@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from prover import digest
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
-from prover.results import CheckOutcome, ReasonCode, Receipt
+from prover.results import CheckOutcome, ReasonCode, Receipt, digest
+from prover.run.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 
 if TYPE_CHECKING:
     # Imported where evidence is given: reading it needs pydantic, which a check

@@ -7,7 +7,7 @@ into ``error``/``invalid_input`` results; none of them ever prints a traceback.
 
 from __future__ import annotations
 
-from prover.text import escape_control
+from prover.results.text import escape_control
 
 
 class ProverError(Exception):

@@ -2,7 +2,7 @@
 
 ``create_server()`` builds a fresh server; transports are chosen by
 ``policy-prover serve`` (:mod:`server.commands.serve`). Process-wide state, such as the
-limit on concurrent checks, lives in :mod:`prover.runner`, not in a lifespan, because
+limit on concurrent checks, lives in :mod:`prover.run.runner`, not in a lifespan, because
 the lifespan runs once per connection on stdio and SSE.
 """
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prover import __version__
-from prover.lru import BoundedLru
+from prover.run.lru import BoundedLru
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Which client an HTTP request comes from, for fair admission (:mod:`prover.admission`).
+"""Which client an HTTP request comes from, for fair admission (:mod:`prover.run.admission`).
 
 With several bearer tokens (one per client), a client is a token, named by the token
 middleware. Otherwise a client is a connection: the peer address and port. On
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 
-from prover.admission import current_client
+from prover.run.admission import current_client
 from server.http_security import ASGIApp, Receive, Scope, Send
 
 _unnamed = itertools.count()

@@ -17,7 +17,7 @@ import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from prover.admission import current_client
+from prover.run.admission import current_client
 
 TOKEN_ENV = "POLICY_PROVER_TOKEN"
 ALLOWED_HOSTS_ENV = "POLICY_PROVER_ALLOWED_HOSTS"
@@ -112,7 +112,7 @@ class BearerTokenMiddleware:
     scope but HTTP and lifespan (WebSocket) is refused. The comparison is constant-time.
 
     ``token`` may list several tokens separated by commas, one per client: each is then
-    a client of its own for fair admission (:data:`prover.admission.current_client`),
+    a client of its own for fair admission (:data:`prover.run.admission.current_client`),
     whatever connections it uses.
     """
 

@@ -2,7 +2,7 @@
 
 The check runs in a worker thread while the main thread waits in short joins, so the
 SIGINT handler (which Python always runs in the main thread) gets control promptly. The
-first press cancels the check's :class:`~prover.budget.Budget`, which interrupts Z3; the
+first press cancels the check's :class:`~prover.run.budget.Budget`, which interrupts Z3; the
 check then returns ``inconclusive``/``cancelled`` and the command still prints its result
 (exit 130). A second press does not wait for anything: exit 130 immediately.
 """

@@ -9,7 +9,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
-from prover.text import escape_control
+from prover.results.text import escape_control
 from server.resources import RESULTS_URI
 
 

@@ -24,7 +24,7 @@ def example_uri(name: str) -> str:
 
 def policy_schema() -> str:
     # Imported on first read: the schema module is part of the core, loaded only if asked.
-    from prover.model import PRESET_METHODS
+    from prover.policy.model import PRESET_METHODS
     from prover.policy.schema import policy_json_schema
     from prover.proposal.credentials import CredentialSet
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from prover.model import Endpoint, Policy, Rule
+from prover.policy.model import Endpoint, Policy, Rule
 
 UNIVERSAL = "/**"
 EXACT_UNDER_GLOB_REASON = "network containment depends on image-specific binary symlink resolution"

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import TYPE_CHECKING
 
-from prover.budget import Budget
 from prover.checks.binary_paths import exact_binary_under_glob, exact_deny_under_glob
 from prover.checks.execution import check_landlock, check_process
 from prover.checks.filesystem import check_filesystem, workdir_problem
-from prover.model import Policy, Rule
+from prover.encode.session import SolverSession
+from prover.policy.model import Policy, Rule
 from prover.results import CheckOutcome, ReasonCode, Verdict
-from prover.solver_session import SolverSession
+from prover.run.budget import Budget
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prover.model import Policy
+from prover.policy.model import Policy
 from prover.results import (
     CheckOutcome,
     LandlockCounterexample,

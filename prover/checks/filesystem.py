@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prover.model import Filesystem
+from prover.policy.model import Filesystem
 from prover.results import CheckOutcome, FilesystemCounterexample, ReasonCode
 
 if TYPE_CHECKING:

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prover.budget import Budget
 from prover.checks.network_report import network_counterexample
 from prover.checks.probes import probe_counterexample
 from prover.checks.structural import structural_coverage
 from prover.encode.overlap import EndpointRef
-from prover.model import Policy
+from prover.encode.session import SolverSession
+from prover.policy.model import Policy
 from prover.results import CheckOutcome, ReasonCode
-from prover.solver_session import SolverSession
+from prover.run.budget import Budget
 
 if TYPE_CHECKING:
-    from prover.network_solver import NetworkModeResult
+    from prover.encode.solver import NetworkModeResult
 
 
 def solve_network_mode(
@@ -33,7 +33,7 @@ def solve_network_mode(
 ) -> NetworkModeResult:
     """The Z3 stage, imported on first use: pairs that the shortcut or a probe decides
     never import Z3 (about 0.1 s of a cold start)."""
-    from prover.network_solver import solve_network_mode as solve
+    from prover.encode.solver import solve_network_mode as solve
 
     return solve(candidate, boundary, identity=identity, budget=budget, skip=skip, session=session)
 
@@ -47,7 +47,7 @@ def check_network_mode(
     session: SolverSession | None = None,
 ) -> CheckOutcome:
     """``within`` for this mode, an exceed with a replayed witness, or inconclusive.
-    The solves of one ``session`` share one Z3 context (see :mod:`prover.solver_session`)."""
+    The solves of one ``session`` share one Z3 context (see :mod:`prover.encode.session`)."""
     coverage = structural_coverage(candidate, boundary, identity, budget.checkpoint, session)
     if coverage.complete:
         return CheckOutcome.within(decided_by="structural")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from prover.model import IPAddress, NetworkAction
+from prover.policy.model import IPAddress, NetworkAction
 from prover.results import NetworkCounterexample
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prover.budget import Budget, BudgetExhausted
 from prover.checks.boundary import check_models, known_identity
-from prover.limits import resource_limit_reason
+from prover.policy.limits import resource_limit_reason
 from prover.policy.normalize import normalize
 from prover.policy.shape import shape_problem
 from prover.results import CheckOutcome, ReasonCode
+from prover.run.budget import Budget, BudgetExhausted
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence

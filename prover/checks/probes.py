@@ -21,7 +21,6 @@ import ipaddress
 from collections.abc import Iterator
 from dataclasses import replace
 
-from prover.budget import Budget
 from prover.concrete import allows, granting_entries
 from prover.concrete.canonical import (
     is_action_domain_binary,
@@ -31,7 +30,8 @@ from prover.concrete.canonical import (
     is_http_token,
 )
 from prover.encode.overlap import EndpointRef
-from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
+from prover.policy.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
+from prover.run.budget import Budget
 
 MAX_PAIRS = 8
 MAX_RULES = 64

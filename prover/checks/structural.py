@@ -38,7 +38,8 @@ from functools import lru_cache
 from prover.checks.glob_containment import binary_within, host_within, path_within
 from prover.concrete.ip import host_ip_literal
 from prover.encode.overlap import EndpointIndex, EndpointRef
-from prover.model import (
+from prover.encode.session import SolverSession
+from prover.policy.model import (
     Endpoint,
     HttpRule,
     IPAddress,
@@ -47,7 +48,6 @@ from prover.model import (
     QueryMatcher,
     Rule,
 )
-from prover.solver_session import SolverSession
 
 _ASCII_UPPER = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
 """Policy methods are upper-cased in ASCII only (spec §9.3), as ``str.upper`` does not."""

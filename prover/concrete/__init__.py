@@ -44,7 +44,7 @@ from prover.concrete.network import (
     network_allows,
 )
 from prover.concrete.query import allow_query_matches, deny_query_matches
-from prover.model import FilesystemAction, NetworkAction, Policy
+from prover.policy.model import FilesystemAction, NetworkAction, Policy
 
 
 def allows(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from prover.model import Policy
+from prover.policy.model import Policy
 
 ROOT_IDENTITIES: tuple[str, ...] = ("root", "0")
 _MAX_ID = 4_294_967_294  # u32::MAX - 1; u32::MAX is not a usable id

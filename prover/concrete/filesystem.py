@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from prover.model import FilesystemAction, Policy
+from prover.policy.model import FilesystemAction, Policy
 
 
 def path_is_covered(path: str, entries: Iterable[str]) -> bool:

@@ -17,7 +17,7 @@ import ipaddress
 from collections.abc import Iterable
 
 from prover.concrete.glob import host_matches
-from prover.model import Endpoint, IPAddress, IPNetwork, NetworkAction
+from prover.policy.model import Endpoint, IPAddress, IPNetwork, NetworkAction
 
 _HARD_V4 = ("127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/32")
 _HARD_V6 = ("::/128", "::1/128", "fe80::/10")

@@ -31,7 +31,7 @@ from prover.concrete.query import (
     deny_query_matches,
 )
 from prover.concrete.request import canonical_path
-from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
+from prover.policy.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
 
 
 class GrantEntry(NamedTuple):

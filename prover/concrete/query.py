@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from prover.model import NetworkAction, QueryMatcher
+from prover.policy.model import NetworkAction, QueryMatcher
 
 QueryValues = Mapping[str, Sequence[str]]
 

@@ -1,7 +1,7 @@
 """Z3 encodings of the network domains (spec §9): globs, the symbolic action, IPs,
 query classes and ``policy_allows``. Every term is built in an explicit ``z3.Context``.
 
-The per-mode solver that uses them is :mod:`prover.network_solver`. The names below are
+The per-mode solver that uses them is :mod:`prover.encode.solver`. The names below are
 loaded on first use, so that the Z3-free modules of this package (:mod:`.overlap`) can
 be imported without importing Z3.
 """

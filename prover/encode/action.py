@@ -1,5 +1,5 @@
 """The symbolic network action of spec §9.1, its domain, and decoding a model into a
-concrete :class:`~prover.model.NetworkAction`.
+concrete :class:`~prover.policy.model.NetworkAction`.
 
 Fields: ``binary``/``ancestor_binary`` (identity mode only), ``host`` (unconstrained: the
 runtime applies host globs to raw input), ``port`` (1..65535), ``is_rest`` (the layer),
@@ -17,7 +17,7 @@ import z3
 from prover.encode.globs import GlobCompiler
 from prover.encode.ip import IpTerms, SymbolicIp
 from prover.encode.query import QuerySpace
-from prover.model import NetworkAction, Policy
+from prover.policy.model import NetworkAction, Policy
 
 MAX_PATH_LENGTH = 4096
 MAX_BINARY_LENGTH = 4096

@@ -22,7 +22,7 @@ from prover.concrete.ip import (
     mapped_network,
 )
 from prover.encode.logic import any_of, mk_and, mk_not
-from prover.model import IPAddress, IPNetwork
+from prover.policy.model import IPAddress, IPNetwork
 
 LINK_LOCAL: tuple[IPNetwork, ...] = (
     ipaddress.IPv4Network("169.254.0.0/16"),

@@ -26,7 +26,7 @@ from prover.encode.action import SymbolicAction, string_subject
 from prover.encode.logic import text_value
 from prover.encode.strings import StringAtoms, atom_key
 from prover.encode.terms import Term, constant, lift, term_and, term_not, term_or
-from prover.model import Endpoint, HttpRule, Policy
+from prover.policy.model import Endpoint, HttpRule, Policy
 
 EndpointRef = tuple[int, int]
 """(rule index, endpoint index) inside one policy."""
@@ -166,7 +166,7 @@ class PolicyTerms:
         return [self.connection(ref), lift(self.action.is_rest), self._path(endpoint.path)]
 
     def _shadowed(self, endpoint: Endpoint) -> Term:
-        """Some shadow of the endpoint (see :class:`prover.model.Shadow`) applies."""
+        """Some shadow of the endpoint (see :class:`prover.policy.model.Shadow`) applies."""
         terms: list[Term] = []
         for shadow in endpoint.shadows:
             port = self.action.port

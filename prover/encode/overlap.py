@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from prover.concrete.glob import host_matches
-from prover.model import Endpoint
+from prover.policy.model import Endpoint
 
 EndpointRef = tuple[int, int]
 

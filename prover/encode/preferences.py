@@ -18,7 +18,7 @@ from typing import TypeVar
 import z3
 
 from prover.encode.action import SymbolicAction
-from prover.model import Endpoint, IPAddress, Rule
+from prover.policy.model import Endpoint, IPAddress, Rule
 
 PREFERRED_ADDRESS = ipaddress.IPv4Address("8.8.8.8")
 PRIVATE_ADDRESS = ipaddress.IPv4Address("10.0.0.1")

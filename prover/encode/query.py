@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import z3
 
 from prover.encode.logic import all_of, any_of, negate
-from prover.model import Policy, QueryMatcher
+from prover.policy.model import Policy, QueryMatcher
 
 QueryValues = tuple[tuple[str, tuple[str, ...]], ...]
 

@@ -24,7 +24,7 @@ from prover.encode.preferences import scalar_preferences, string_exemplars
 from prover.encode.search import Found, LazySearch
 from prover.encode.strings import StringAtoms
 from prover.encode.terms import AtomKey
-from prover.model import Endpoint, Rule
+from prover.policy.model import Endpoint, Rule
 
 EXEMPLAR_CELLS = 3
 

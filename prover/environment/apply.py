@@ -12,7 +12,7 @@ from dataclasses import replace
 from prover.environment.evidence import Evidence
 from prover.environment.identity import contains
 from prover.environment.paths import is_beneath
-from prover.model import Filesystem, Policy
+from prover.policy.model import Filesystem, Policy
 from prover.results import ProcessCounterexample
 
 

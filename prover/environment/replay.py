@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from prover.concrete.filesystem import resolved_access
+from prover.concrete.witness import replays
 from prover.environment.document import Environment
 from prover.environment.identity import resolve_identity
 from prover.environment.paths import PathResolver
-from prover.model import Filesystem, Policy
+from prover.policy.model import Filesystem, Policy
 from prover.results import FilesystemCounterexample, ProcessCounterexample
-from prover.witness import replays
 
 
 def _with_workdir(policy: Policy, workdir: str | None) -> Policy:

@@ -22,10 +22,11 @@ from prover.concrete import (
     path_matches,
 )
 from prover.concrete.query import action_query
+from prover.concrete.witness import network_action
 from prover.explain.describe import endpoint_text, http_rule_text, ports_text
 from prover.explain.locate import endpoint_location
 from prover.explain.models import ClosestRule, Dimension, Mismatch
-from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
+from prover.policy.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
 from prover.policy.paths import render_path
 from prover.results import (
     FilesystemCounterexample,
@@ -33,7 +34,6 @@ from prover.results import (
     NetworkCounterexample,
     ProcessCounterexample,
 )
-from prover.witness import network_action
 
 #: How many boundary entries to report per violation.
 MAX_CLOSEST = 3

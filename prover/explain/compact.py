@@ -25,7 +25,7 @@ from prover.explain.models import (
     Violation,
 )
 from prover.explain.text import kept_words
-from prover.report import escape_control
+from prover.results.report import escape_control
 
 Detail = Literal["compact", "full"]
 

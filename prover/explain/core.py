@@ -13,7 +13,6 @@ import logging
 from typing import Any
 
 from prover.api import sha256_hex
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.environment import Environment, EnvironmentLoadError, load_environment
 from prover.errors import PolicyLoadError
 from prover.explain.document import (
@@ -54,8 +53,9 @@ from prover.explain.text import (
     within_texts,
 )
 from prover.policy.loader import load_policy
-from prover.report import counterexample_json, counterexample_line
 from prover.results import CheckOutcome, ReasonCode, Verdict
+from prover.results.report import counterexample_json, counterexample_line
+from prover.run.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 
 log = logging.getLogger(__name__)
 

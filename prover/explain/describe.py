@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from prover.model import Endpoint, HttpRule, NetworkAction, QueryMatcher
+from prover.concrete.witness import network_action
+from prover.policy.model import Endpoint, HttpRule, NetworkAction, QueryMatcher
 from prover.results import (
     FilesystemCounterexample,
     LandlockCounterexample,
     NetworkCounterexample,
     ProcessCounterexample,
 )
-from prover.witness import network_action
 
 
 def ports_text(ports: tuple[int, ...]) -> str:

@@ -18,15 +18,15 @@ from typing import Any, Literal
 
 import yaml
 
-from prover.budget import BudgetExhausted
 from prover.explain.models import FixOp
 from prover.extended.reading import read_policy
-from prover.model import Policy
 from prover.policy.loader import load_policy
+from prover.policy.model import Policy
 from prover.policy.paths import Location, render_path
 from prover.policy.reader import read_policy_data
 from prover.policy.schema import AuthoredPolicy
 from prover.policy.shape import shape_problem
+from prover.run.budget import BudgetExhausted
 
 Data = dict[str, Any]
 

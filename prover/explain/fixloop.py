@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from prover.concrete.witness import enforced_witness, network_action, replays
 from prover.explain.closest import closest_boundary_rules, network_candidates
 from prover.explain.describe import counterexample_text
 from prover.explain.document import (
@@ -53,9 +54,8 @@ from prover.explain.setting_fixes import (
     process_option,
     workdir_alignment,
 )
-from prover.model import NetworkAction
+from prover.policy.model import NetworkAction
 from prover.policy.paths import render_path
-from prover.report import counterexample_json, counterexample_line
 from prover.results import (
     CheckOutcome,
     FilesystemCounterexample,
@@ -65,7 +65,7 @@ from prover.results import (
     ReasonCode,
     Verdict,
 )
-from prover.witness import enforced_witness, network_action, replays
+from prover.results.report import counterexample_json, counterexample_line
 
 #: How many ``unsupported`` results the rounds may get past.
 MAX_ALIGNMENTS = 3

@@ -13,7 +13,7 @@ from typing import Any
 
 from prover.concrete import host_matches, path_matches
 from prover.concrete.query import wildcard_value_matches
-from prover.model import HttpRule, QueryMatcher
+from prover.policy.model import HttpRule, QueryMatcher
 
 _ANY_PATH = ("", "**", "/**")
 

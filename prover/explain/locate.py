@@ -14,10 +14,11 @@ from typing import Any
 from prover.concrete import binary_matches, granting_entries
 from prover.concrete.filesystem import path_is_covered
 from prover.concrete.glob import host_matches
+from prover.concrete.witness import network_action
 from prover.explain.describe import endpoint_text, http_rule_text
 from prover.explain.document import Loaded, filesystem_key, get_at
 from prover.explain.models import GrantRef
-from prover.model import NetworkAction, Rule
+from prover.policy.model import NetworkAction, Rule
 from prover.policy.paths import Location, render_path
 from prover.results import (
     FilesystemCounterexample,
@@ -25,7 +26,6 @@ from prover.results import (
     NetworkCounterexample,
     ProcessCounterexample,
 )
-from prover.witness import network_action
 
 
 @dataclass(frozen=True)

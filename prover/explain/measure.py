@@ -33,7 +33,7 @@ from prover.concrete.filesystem import path_is_covered, readable_paths
 from prover.explain.document import filesystem_key, tick
 from prover.explain.models import Violation
 from prover.extended.hosts import ANY_HOST, hosts_intersect
-from prover.model import Endpoint, HttpRule, Policy, Rule
+from prover.policy.model import Endpoint, HttpRule, Policy, Rule
 
 _ANY_PATH = ("", "**", "/**")
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prover.concrete import allows
-from prover.model import FilesystemAction, NetworkAction, Policy
+from prover.policy.model import FilesystemAction, NetworkAction, Policy
 from prover.results import FilesystemCounterexample, NetworkCounterexample
 
 #: At most this many needs in one call.

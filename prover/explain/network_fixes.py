@@ -36,7 +36,7 @@ from prover.explain.intersect import (
 )
 from prover.explain.locate import Grant, endpoint_location, rule_by_key
 from prover.explain.options import Option, Rejection
-from prover.model import PRESET_METHODS, Endpoint, NetworkAction, Rule
+from prover.policy.model import PRESET_METHODS, Endpoint, NetworkAction, Rule
 from prover.policy.paths import render_path
 
 #: How many boundary entries are tried as narrowing targets.

@@ -15,11 +15,11 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from prover.api import sha256_hex
+from prover.concrete.witness import replays
 from prover.explain.models import PriorResult
-from prover.model import Policy
-from prover.report import counterexample_line
+from prover.policy.model import Policy
 from prover.results import CheckOutcome, Counterexample
-from prover.witness import replays
+from prover.results.report import counterexample_line
 
 _COUNTEREXAMPLE: TypeAdapter[Any] = TypeAdapter(Counterexample)
 

@@ -32,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from prover.budget import BudgetExhausted
 from prover.errors import PolicyLoadError
 from prover.explain.document import (
     Data,
@@ -48,6 +47,7 @@ from prover.explain.document import (
 from prover.explain.origin import original_location
 from prover.policy.loader import PolicyRefusedError, load_policy, policy_data
 from prover.policy.paths import Location, render_path
+from prover.run.budget import BudgetExhausted
 from prover.runtime.ambiguity import ambiguous_pairs
 from prover.runtime.data import ports, text
 from prover.runtime.validation import MAX_PATH_LENGTH, endpoint_violations, is_valid_identity

@@ -1,7 +1,7 @@
 """The boundary checks one explanation runs, under one shared deadline.
 
 An explanation runs many checks (the first one, one or two per violation, the final
-verification). They share the caller's :class:`~prover.budget.Budget`: cancelling it
+verification). They share the caller's :class:`~prover.run.budget.Budget`: cancelling it
 (the CLI's Ctrl-C, an MCP client's cancellation, the runner's watchdog) interrupts
 whichever check is running. Each enumeration step runs under a *step budget* that ends
 earlier, so that the final verification always keeps a reserve of the time.
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prover.api import check_boundary
-from prover.budget import Budget
 from prover.environment import Environment
 from prover.explain.document import Data, dump_text
 from prover.results import CheckOutcome, ReasonCode, Receipt, Verdict
+from prover.run.budget import Budget
 
 #: Share of the whole time budget kept for the final verification.
 RESERVE_SHARE = 0.25

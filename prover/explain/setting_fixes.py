@@ -19,7 +19,7 @@ from prover.explain.document import (
 )
 from prover.explain.locate import Grant
 from prover.explain.options import Option
-from prover.model import Policy
+from prover.policy.model import Policy
 from prover.results import (
     FilesystemCounterexample,
     LandlockCounterexample,

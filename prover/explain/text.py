@@ -13,8 +13,8 @@ from prover.explain.models import (
     Verification,
     Violation,
 )
-from prover.report import escape_control
 from prover.results import COVERAGE_DOMAINS
+from prover.results.report import escape_control
 
 DOMAINS = ", ".join(COVERAGE_DOMAINS)
 

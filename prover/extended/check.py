@@ -32,7 +32,6 @@ from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from prover.budget import Budget
 from prover.checks.boundary import check_models, check_network, known_identity
 from prover.extended.hosts import ANY_HOST
 from prover.extended.reading import (
@@ -43,8 +42,8 @@ from prover.extended.reading import (
     read_policy,
 )
 from prover.extended.slots import endpoint_slots
-from prover.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.facts import fact
+from prover.policy.model import Filesystem, NetworkAction, Policy, Rule
 from prover.policy.shape import shape_problems
 from prover.results import (
     CheckOutcome,
@@ -53,10 +52,11 @@ from prover.results import (
     ReasonCode,
     Verdict,
 )
+from prover.run.budget import Budget
 from prover.runtime.binaries import with_effective_binaries
 from prover.runtime.effective import FilesystemReading, FilesystemWorld
 
-# The concrete evaluator and the witness replay (prover.concrete, prover.witness) are
+# The concrete evaluator and the witness replay (prover.concrete, prover.concrete.witness) are
 # imported where a witness is checked: a pair decided without one (the CLI's seed
 # example) never loads them.
 
@@ -335,7 +335,7 @@ def _with_possible_host(
     """
     from prover.concrete import allows
     from prover.concrete.ip import host_ip_literal, same_address
-    from prover.witness import network_action as counterexample_action
+    from prover.concrete.witness import network_action as counterexample_action
 
     witness = outcome.counterexample
     assert isinstance(witness, NetworkCounterexample)
@@ -364,7 +364,7 @@ def _request_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexamp
     """The request itself replays (not only its connection): one way in, the
     candidate's lower bound allows it and everything the boundary could allow refuses it."""
     from prover.concrete import allows
-    from prover.witness import network_action as counterexample_action
+    from prover.concrete.witness import network_action as counterexample_action
 
     action = counterexample_action(witness)
     return not _refused_anyway(cand, action) and any(
@@ -394,7 +394,7 @@ def _named(outcome: CheckOutcome, cand: Reading, bound: Reading) -> CheckOutcome
     if witness.binary_identity_required:
         return outcome
     from prover.concrete.network import granting_entries
-    from prover.witness import network_action as counterexample_action
+    from prover.concrete.witness import network_action as counterexample_action
 
     action = counterexample_action(witness)
     # A request that replays stays one that replays (not merely its connection).
@@ -527,7 +527,7 @@ def witness_is_real(cand: Reading, bound: Reading, witness: NetworkCounterexampl
     if _request_is_real(cand, bound, witness):
         return True
     from prover.concrete import allows
-    from prover.witness import network_action as counterexample_action
+    from prover.concrete.witness import network_action as counterexample_action
 
     action = counterexample_action(witness)
     return (
@@ -590,7 +590,7 @@ def _check_opaque(
             outcome.counterexample, NetworkCounterexample
         ):
             from prover.concrete import allows
-            from prover.witness import network_action as counterexample_action
+            from prover.concrete.witness import network_action as counterexample_action
 
             action = counterexample_action(outcome.counterexample)
             grant = _granting(grants, action)

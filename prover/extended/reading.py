@@ -55,8 +55,8 @@ from heapq import merge
 from typing import TYPE_CHECKING, Literal
 
 from prover.extended.hosts import ANY_HOST, hosts_intersect
-from prover.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
 from prover.policy.facts import fact
+from prover.policy.model import PRESET_METHODS, Endpoint, HttpRule, Policy, Rule, Shadow
 from prover.policy.normalize import (
     _allowed_ips,
     filesystem_of,

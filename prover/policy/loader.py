@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from prover.digest import sha256_hex
 from prover.errors import PolicyLoadError
 from prover.policy.facts import drop, keep
 from prover.policy.mainline import (
@@ -30,6 +29,7 @@ from prover.policy.mainline import (
 from prover.policy.memo import TextMemo
 from prover.policy.paths import render_path
 from prover.policy.reader import read_policy_data
+from prover.results.digest import sha256_hex
 
 if TYPE_CHECKING:
     from prover.policy.records import AuthoredPolicy as PolicyRecord

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from prover.lru import BoundedLru
+from prover.run.lru import BoundedLru
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING, Literal
 
-from prover.model import (
+from prover.policy.model import (
     PRESET_METHODS,
     AccessPreset,
     Endpoint,

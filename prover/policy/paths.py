@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from prover.text import escape_control
+from prover.results.text import escape_control
 
 Location = tuple[str | int, ...]
 

@@ -23,7 +23,6 @@ from typing import Any
 
 import yaml
 
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget
 from prover.environment import Environment, EnvironmentLoadError, load_environment
 from prover.errors import PolicyLoadError, ProposalError
 from prover.policy.loader import load_policy
@@ -44,6 +43,7 @@ from prover.proposal.notes import security_notes
 from prover.proposal.reach import run_model
 from prover.proposal.registry import load_registry
 from prover.proposal.repair import fixed_proposal
+from prover.run.budget import DEFAULT_TIMEOUT_MS, Budget
 from prover.runtime.ambiguity import ambiguities
 from prover.runtime.validation import policy_violations
 
@@ -151,7 +151,7 @@ def assess_proposal(
     ``environment`` (evidence about the sandbox image) is used by both checks.
 
     Every input is read, and every stage runs, under that budget: when it runs out (or
-    is cancelled) before the boundary checks, :class:`~prover.budget.BudgetExhausted`
+    is cancelled) before the boundary checks, :class:`~prover.run.budget.BudgetExhausted`
     is raised, since no sound partial assessment exists; the boundary checks themselves
     answer ``inconclusive`` as usual.
 

@@ -11,7 +11,7 @@ candidate the gateway would apply) as the candidate:
 * ``adds_access``: is the merged policy within the *current* policy? If so the proposal
   is redundant: it adds no access at all (see :func:`adds_access_of`).
 
-Both checks share one :class:`~prover.budget.Budget`, so a caller's time limit and
+Both checks share one :class:`~prover.run.budget.Budget`, so a caller's time limit and
 cancellation cover the whole assessment. The caller's boundary runs first: its verdict
 decides the exit status, while ``adds_access`` is advisory.
 
@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from prover.budget import Budget
 from prover.environment import Environment
 from prover.proposal.assessment import ProposalAssessment
-from prover.report import boundary_report, counterexample_line
 from prover.results import CheckOutcome, Counterexample, Verdict
-from prover.text import escape_control
+from prover.results.report import boundary_report, counterexample_line
+from prover.results.text import escape_control
+from prover.run.budget import Budget
 
 if TYPE_CHECKING:
     from prover.api import BoundaryCheck

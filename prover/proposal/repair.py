@@ -22,7 +22,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from prover.budget import Budget, BudgetExhausted
 from prover.environment import Environment
 from prover.errors import ProverError
 from prover.policy.reader import read_policy_data
@@ -30,6 +29,7 @@ from prover.proposal.admission import approval_blockers
 from prover.proposal.assessment import ProposalAssessment
 from prover.proposal.endpoint import Data, clean, clone, items
 from prover.proposal.fixed import FixedProposal
+from prover.run.budget import Budget, BudgetExhausted
 
 #: What the re-assessment may decide for the narrowed proposal to be offered.
 ACCEPTABLE = frozenset({"auto_approvable", "accepted", "needs_review"})

@@ -16,7 +16,7 @@ from collections import defaultdict
 from prover.proposal.assessment import ProposalAssessment
 from prover.proposal.boundary import boundary_failed, boundary_lines
 from prover.proposal.findings import LABELS, Finding
-from prover.text import escape_control
+from prover.results.text import escape_control
 
 EXIT_CLEAR = 0
 EXIT_REVIEW = 1

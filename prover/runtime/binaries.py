@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from prover.model import Policy, Rule
+from prover.policy.model import Policy, Rule
 
 if TYPE_CHECKING:
     from prover.environment.evidence import Evidence

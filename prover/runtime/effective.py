@@ -11,8 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from prover.model import Filesystem, Policy
 from prover.policy.fspath import is_beneath
+from prover.policy.model import Filesystem, Policy
 from prover.runtime.baseline import GPU_DEVICE_NODE, GPU_READ_ONLY, GPU_READ_WRITE
 from prover.runtime.filesystem import (
     UNRESTRICTED,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from prover.model import Filesystem
+from prover.policy.model import Filesystem
 from prover.runtime.baseline import ALWAYS_PRESENT, FHS_PRESENT, GPU_DEVICE_NODE, enrichment_paths
 
 #: The filesystem of a sandbox without a Landlock ruleset: every path, read-write.

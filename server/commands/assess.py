@@ -152,9 +152,9 @@ def run(args: argparse.Namespace) -> int:
     except InvalidInput as exc:
         return _report_invalid(args, str(exc), paths)
 
-    from prover.budget import Budget, BudgetExhausted
     from prover.errors import ProverError
     from prover.proposal import assess_proposal
+    from prover.run.budget import Budget, BudgetExhausted
 
     budget = Budget(args.timeout)
 
@@ -211,7 +211,7 @@ def _naming_file(message: str, paths: dict[str, str | None]) -> str:
 
 
 def _report_invalid(args: argparse.Namespace, reason: str, paths: dict[str, str | None]) -> int:
-    from prover.text import escape_control
+    from prover.results.text import escape_control
 
     if args.output == "json":
         write(sys.stdout, render_json(error_document(reason, paths)))

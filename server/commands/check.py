@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     # Imported here, not at module level: building the parser must stay cheap.
     from prover import api
-    from prover.budget import Budget
+    from prover.run.budget import Budget
 
     budget = Budget(args.timeout)
     evidence = {"environment": texts["environment"]} if "environment" in texts else {}
@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace, outcome: Any, inputs: dict[str, str], receipt: Any) -> int:
-    from prover.report import boundary_report, boundary_text, escape_control
     from prover.results import Verdict
+    from prover.results.report import boundary_report, boundary_text, escape_control
 
     if args.output == "json":
         document = boundary_report(outcome, inputs=inputs, receipt=receipt)

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _escape(text: str) -> str:
-    from prover.text import escape_control
+    from prover.results.text import escape_control
 
     return escape_control(text)
 

@@ -86,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
         return _file_error(args, str(exc), texts)
 
     # Imported here, not at module level: building the parser must stay cheap.
-    from prover.budget import Budget
     from prover.explain import explain
     from prover.explain.needs import NeedsError, read_needs
+    from prover.run.budget import Budget
 
     needs = _needs(args.needs)
     try:
@@ -143,7 +143,7 @@ def _report(args: argparse.Namespace, explanation: Any) -> int:
 
 def _file_error(args: argparse.Namespace, reason: str, texts: dict[str, str]) -> int:
     from prover.explain import explain_input_error
-    from prover.report import escape_control
+    from prover.results.report import escape_control
 
     if args.output != "json":
         write(sys.stderr, f"policy-prover: {escape_control(reason)}\n")

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _internal(exc: Exception) -> str:
-    from prover.text import escape_control
+    from prover.results.text import escape_control
 
     return escape_control(
         f"policy-prover hook: internal error: {type(exc).__name__}: {exc}. The command "
@@ -123,7 +123,7 @@ def _reasons(event: Any, args: argparse.Namespace) -> tuple[list[str], list[str]
     except TooComplex as exc:
         return [f"policy-prover hook: the command line is too complex to check: {exc}."], []
     except ShellSyntaxError as exc:
-        from prover.text import escape_control
+        from prover.results.text import escape_control
 
         reason = (
             f"policy-prover hook: cannot parse this command line ({escape_control(str(exc))}), "

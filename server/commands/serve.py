@@ -94,7 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _load_default_environment(path: str) -> str | None:
     """Read and validate the server's default evidence; the problem, or None."""
     from prover.environment import EnvironmentLoadError, load_environment
-    from prover.text import escape_control
+    from prover.results.text import escape_control
     from server.environment_default import set_default_environment
     from server.policy_files import PolicyFileError, read_policy_file
 
@@ -168,8 +168,8 @@ def run(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_level or ("info" if http else "warning"))
     limit_malloc_arenas()
-    from prover.runner import set_concurrency_limit
-    from prover.solver_slots import set_solver_slots
+    from prover.run.runner import set_concurrency_limit
+    from prover.run.solver_slots import set_solver_slots
     from server.app import create_server
 
     if args.max_concurrent_checks is not None:

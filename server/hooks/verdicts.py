@@ -26,7 +26,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from prover.text import escape_control as _e
+from prover.results.text import escape_control as _e
 from server.hooks.openshell import Action, PolicyFile, PolicyUpdate, Unverifiable
 from server.policy_files import PolicyFileError, read_policy_file
 
@@ -53,7 +53,7 @@ class _Denied(Exception):
 
 def objections(found: list[Action], inputs: Inputs) -> list[str]:
     """The reasons to deny, one per action that is not proven safe (empty: no objection)."""
-    from prover.budget import Budget  # imported only once a command applies a policy
+    from prover.run.budget import Budget  # imported only once a command applies a policy
 
     budget = Budget(inputs.timeout_ms)
     reasons: list[str] = []
@@ -117,8 +117,8 @@ def _read(path: str, what: str) -> str:
 
 def _check_file(action: PolicyFile, boundary: str, inputs: Inputs, budget: Any) -> str | None:
     from prover import api
-    from prover.report import boundary_text
     from prover.results import Verdict
+    from prover.results.report import boundary_text
 
     if action.path is None:
         raise _Denied(
@@ -279,8 +279,8 @@ def _standalone(
     import copy
 
     from prover import api
-    from prover.report import boundary_text
     from prover.results import Verdict
+    from prover.results.report import boundary_text
 
     candidate = copy.deepcopy(base)
     rules = {} if alone else candidate.get("network_policies") or {}

@@ -1,7 +1,7 @@
 """The ``assess_proposal`` tool: the CLI's ``assess --output json`` over MCP.
 
 The whole assessment (merge, reachability model, boundary checks) runs through
-:func:`prover.runner.run_in_worker`: in a worker thread under the process-wide limit, with
+:func:`prover.run.runner.run_in_worker`: in a worker thread under the process-wide limit, with
 one budget whose cancellation or deadline interrupts Z3. Invalid input is an ordinary
 structured ``error`` result (the CLI's JSON error envelope); only a failure of the server
 itself becomes an ``isError`` tool result.
@@ -182,15 +182,15 @@ async def assess_proposal(
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
     environment: EnvironmentArgument = None,
 ) -> Annotated[CallToolResult, AssessProposalResult]:
-    from prover import runner
+    from prover.run import runner
     from server.environment_default import environment_for_call
 
     environment = environment_for_call(environment)
-    from prover.budget import Budget, BudgetExhausted
     from prover.errors import ProverError
     from prover.proposal import assess_proposal as assess
     from prover.proposal import render_text
-    from prover.text import escape_control
+    from prover.results.text import escape_control
+    from prover.run.budget import Budget, BudgetExhausted
 
     given = dict(
         zip(

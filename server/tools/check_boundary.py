@@ -1,6 +1,6 @@
 """The ``check_boundary`` tool: the CLI's ``check --output json`` over MCP.
 
-The check runs through :func:`prover.runner.check_boundary_async`: in a worker thread,
+The check runs through :func:`prover.run.runner.check_boundary_async`: in a worker thread,
 under the process-wide limit on concurrent checks, so the event loop keeps serving other
 requests; when the client cancels (or the transport drops) the Z3 work is interrupted and
 the slot freed. Invalid policies are ordinary ``error`` results; only a failure of the
@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from prover.report import boundary_report, boundary_text
+from prover.results.report import boundary_report, boundary_text
 from server.cache import attach_cache, cache_for_request, cache_key_async
 from server.environment_default import EnvironmentArgument
 from server.models import BoundaryCheckResult
@@ -70,7 +70,7 @@ async def check_boundary(
     timeout_ms: TimeoutMs = DEFAULT_TIMEOUT_MS,
     environment: EnvironmentArgument = None,
 ) -> Annotated[CallToolResult, BoundaryCheckResult]:
-    from prover import runner
+    from prover.run import runner
     from server.environment_default import environment_for_call
 
     environment = environment_for_call(environment)

@@ -59,8 +59,8 @@ def internal_error(exc: BaseException) -> CallToolResult:
 
 
 def progress_reporter(ctx: Context, timeout_ms: int, doing: str) -> Callable[[], Awaitable[None]]:
-    """What a tool passes as ``while_slow`` (:func:`prover.runner.run_in_worker`): once
-    the call has taken :data:`~prover.runner.SLOW_AFTER_S`, tell a client that asked for
+    """What a tool passes as ``while_slow`` (:func:`prover.run.runner.run_in_worker`): once
+    the call has taken :data:`~prover.run.runner.SLOW_AFTER_S`, tell a client that asked for
     progress that it is still ``doing`` it, every :data:`PROGRESS_EVERY_S`. A fast call
     sends nothing and starts no task."""
     started = time.monotonic()

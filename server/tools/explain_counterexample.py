@@ -3,7 +3,7 @@
 json`` object as ``analysis``.
 
 The explanation runs its boundary checks in a worker thread through
-:func:`prover.runner.run_in_worker`, under the process-wide limit on concurrent checks and
+:func:`prover.run.runner.run_in_worker`, under the process-wide limit on concurrent checks and
 one deadline for the whole explanation; a client's cancellation interrupts Z3. A fix is
 only ever returned when the prover proved it; a failure of the server itself is an
 ``isError`` result, never a verdict.
@@ -93,16 +93,16 @@ async def explain_counterexample(
         ),
     ] = None,
 ) -> Annotated[CallToolResult, CompactExplanation]:
-    from prover import runner
+    from prover.run import runner
     from server.environment_default import environment_for_call
 
     environment = environment_for_call(environment)
-    from prover.budget import Budget, BudgetExhausted
     from prover.explain import explain, render_text
     from prover.explain.compact import compact, render_compact_text
     from prover.explain.core import explain_input_error, explain_stopped
     from prover.explain.models import Explanation
     from prover.explain.needs import NeedsError, read_needs
+    from prover.run.budget import Budget, BudgetExhausted
 
     failure: Exception | None = None
     explanation: Explanation | None = None

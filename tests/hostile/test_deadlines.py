@@ -13,12 +13,12 @@ import pytest
 from mcp import Client
 
 from prover.api import check_boundary
-from prover.budget import Budget, BudgetExhausted
 from prover.explain import document as explain_document
 from prover.explain import explain
 from prover.proposal import assess_proposal, reading
 from prover.proposal.reading import CHECKPOINT_EVERY_EVENTS, read_document
 from prover.proposal.registry import load_registry
+from prover.run.budget import Budget, BudgetExhausted
 from server.app import create_server
 
 POLICY = "version: 1\nfilesystem_policy:\n  read_write: [/sandbox]\n"

@@ -76,7 +76,7 @@ def test_python_only_allowed_ips_forms_are_invalid(entry: str) -> None:
 
 
 async def test_several_tokens_each_name_a_client(anyio_backend: str) -> None:
-    from prover.admission import current_client
+    from prover.run.admission import current_client
 
     seen: list[object] = []
 

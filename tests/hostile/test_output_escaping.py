@@ -12,8 +12,8 @@ from mcp.shared.exceptions import MCPError
 
 from prover.api import check_boundary
 from prover.proposal import assess_proposal, render_text
-from prover.report import boundary_text
-from prover.text import escape_control
+from prover.results.report import boundary_text
+from prover.results.text import escape_control
 from server.app import create_server
 
 #: Every character ``str.splitlines`` breaks on, and the bidirectional controls.

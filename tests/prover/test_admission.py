@@ -9,10 +9,10 @@ import time
 import anyio
 import pytest
 
-from prover import runner
-from prover.admission import FairSlots, current_client
-from prover.budget import Budget, BudgetExhausted
-from prover.solver_slots import SolverSlots
+from prover.run import runner
+from prover.run.admission import FairSlots, current_client
+from prover.run.budget import Budget, BudgetExhausted
+from prover.run.solver_slots import SolverSlots
 
 pytestmark = pytest.mark.anyio
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from prover.api import check_boundary
-from prover.budget import Budget
 from prover.results import ReasonCode, Verdict
+from prover.run.budget import Budget
 
 
 def _large_policy(rules: int) -> str:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from prover import digest
+from prover.results import digest
 
 
 @pytest.mark.parametrize("size", [0, 1, 63, 64, 65, 4096, digest.LARGE - 1, digest.LARGE, 10**6])

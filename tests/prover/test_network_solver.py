@@ -11,19 +11,19 @@ from collections.abc import Callable
 import pytest
 import z3
 
-import prover.network_solver as network_solver
-from prover.budget import Budget, BudgetExhausted
+import prover.encode.solver as network_solver
 from prover.checks.network_report import address_text, network_counterexample
 from prover.concrete.network import network_allows
 from prover.encode.logic import SolverGaveUp, make_solver
-from prover.model import Policy
-from prover.network_solver import (
+from prover.encode.solver import (
     INVALID_WITNESS_REASON,
     NetworkModeResult,
     solve_network_mode,
     witness_is_canonical,
 )
+from prover.policy.model import Policy
 from prover.results import ReasonCode
+from prover.run.budget import Budget, BudgetExhausted
 from tests.prover.encode.helpers import endpoint, http, policy, rest, rule, single
 
 CURL = "/usr/bin/curl"
@@ -761,7 +761,7 @@ class _UnknownSolver:
 
 @pytest.mark.parametrize("reason", ["canceled", "timeout"])
 def test_z3_stopping_on_its_timer_at_the_deadline_is_a_timeout_not_an_unknown(reason: str) -> None:
-    from prover.network_solver import _Checker
+    from prover.encode.solver import _Checker
 
     budget = Budget(30)
     checker = _Checker(budget)
@@ -773,7 +773,7 @@ def test_z3_stopping_on_its_timer_at_the_deadline_is_a_timeout_not_an_unknown(re
 
 def test_z3_giving_up_with_time_left_is_reported_with_its_reason() -> None:
     from prover.encode.logic import SolverGaveUp
-    from prover.network_solver import _Checker
+    from prover.encode.solver import _Checker
 
     checker = _Checker(Budget(10_000))
     with pytest.raises(SolverGaveUp, match="canceled"):

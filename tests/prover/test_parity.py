@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prover.budget import Budget
 from prover.concrete.network import network_allows
-from prover.model import Policy
-from prover.network_solver import NetworkModeResult, solve_network_mode, witness_is_canonical
+from prover.encode.solver import NetworkModeResult, solve_network_mode, witness_is_canonical
+from prover.policy.model import Policy
 from prover.results import ReasonCode
+from prover.run.budget import Budget
 from tests.prover.encode.samples import candidate_actions
 from tests.prover.encode.strategies import policies, rules
 

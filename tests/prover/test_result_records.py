@@ -9,7 +9,7 @@ import pickle
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from prover import results, results_schema
+from prover import results
 from prover.results import (
     CheckOutcome,
     FilesystemCounterexample,
@@ -18,6 +18,7 @@ from prover.results import (
     Receipt,
     Verdict,
 )
+from prover.results import schema as results_schema
 
 NETWORK = NetworkCounterexample(
     binary="/usr/bin/curl",

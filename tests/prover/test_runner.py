@@ -9,8 +9,8 @@ import time
 import anyio
 import pytest
 
-from prover import runner
-from prover.budget import Budget, BudgetExhausted
+from prover.run import runner
+from prover.run.budget import Budget, BudgetExhausted
 
 pytestmark = pytest.mark.anyio
 
@@ -97,7 +97,7 @@ def test_interrupting_a_busy_solver_repeatedly_never_raises_in_the_caller() -> N
 
 
 async def test_a_quick_check_does_not_wait_for_a_solver_slot_held_by_a_long_solve() -> None:
-    from prover.solver_slots import set_solver_slots, solver_slots
+    from prover.run.solver_slots import set_solver_slots, solver_slots
     from tests.load.workload import TRIVIAL, slow_pair
 
     set_solver_slots(1)

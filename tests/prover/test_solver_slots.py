@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from prover.budget import Budget, BudgetExhausted
-from prover.solver_slots import SolverSlots
+from prover.run.budget import Budget, BudgetExhausted
+from prover.run.solver_slots import SolverSlots
 
 
 def _holder(slots: SolverSlots, release: threading.Event, entered: threading.Event) -> None:

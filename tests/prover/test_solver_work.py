@@ -7,7 +7,7 @@ import pytest
 import z3
 
 import prover.encode.ip as ip_module
-import prover.network_solver as network_solver
+import prover.encode.solver as network_solver
 from prover.api import check_boundary
 from prover.results import Verdict
 from tests.support import boundary_cases

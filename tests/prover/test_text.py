@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from prover.text import _FORGING, escape_control, escape_lines
+from prover.results.text import _FORGING, escape_control, escape_lines
 
 
 def _one_by_one(text: str) -> str:

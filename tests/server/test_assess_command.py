@@ -325,7 +325,7 @@ def test_a_cancelled_assessment_still_prints_and_exits_130(
 def test_an_assessment_out_of_time_prints_inconclusive_and_exits_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from prover.budget import BudgetExhausted
+    from prover.run.budget import BudgetExhausted
 
     def out_of_time(func: Any, cancel: Any) -> Any:
         raise BudgetExhausted(cancelled=False)

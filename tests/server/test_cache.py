@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from mcp import Client
 
-import prover.runner
+import prover.run.runner
 from prover.api import BoundaryCheck
-from prover.budget import Budget
 from prover.results import CheckOutcome, ReasonCode, Receipt
+from prover.run.budget import Budget
 from server import cache as cache_module
 from server.app import create_server
 from server.cache import (
@@ -221,8 +221,8 @@ class CountingCore:
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, inconclusive: bool = False) -> CountingCore:
-    core = CountingCore(prover.runner.check_boundary, inconclusive)
-    monkeypatch.setattr("prover.runner.check_boundary", core)
+    core = CountingCore(prover.run.runner.check_boundary, inconclusive)
+    monkeypatch.setattr("prover.run.runner.check_boundary", core)
     return core
 
 

@@ -15,11 +15,11 @@ import z3
 
 import server
 from prover import api
-from prover.budget import Budget
 from prover.checks.network import check_network_mode
 from prover.policy.loader import load_policy
 from prover.policy.normalize import normalize
 from prover.results import CheckOutcome
+from prover.run.budget import Budget
 from server import http_security
 from server.commands import serve
 
@@ -83,13 +83,13 @@ SERVER_ONLY = frozenset(
 #: What a pair without network rules never needs (nor tiny texts the reader's fast
 #: path, whose patterns cost more to compile than they save there).
 NETWORK_ONLY = frozenset(
-    {"z3", "prover.network_solver", "prover.checks.network", "prover.policy.simple_yaml"}
+    {"z3", "prover.encode.solver", "prover.checks.network", "prover.policy.simple_yaml"}
 )
 #: What ``check`` loads only when it uses it: pydantic (an invalid policy's message, a
 #: document the fast loader declines, environment evidence), the environment evidence,
 #: explain and proposal, and ``importlib.metadata``.
 CHECK_ON_DEMAND = ("pydantic", "pydantic_core", "prover.environment", "prover.explain")
-CHECK_ON_DEMAND += ("prover.proposal", "importlib.metadata", "prover.results_schema")
+CHECK_ON_DEMAND += ("prover.proposal", "importlib.metadata", "prover.results.schema")
 
 # Runs the command line in a fresh interpreter and reports which modules it loaded.
 PROBE = """

@@ -9,7 +9,7 @@ import pytest
 
 from prover.api import check_boundary
 from prover.explain import explain
-from prover.report import boundary_report
+from prover.results.report import boundary_report
 from server.cli import main
 from tests.prover.explain.pairs import BOUNDARY, THREE_VIOLATIONS
 

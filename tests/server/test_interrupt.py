@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from prover.api import BoundaryCheck
-from prover.budget import Budget
 from prover.results import CheckOutcome, ReasonCode, Receipt
+from prover.run.budget import Budget
 from server.cli import main
 from server.interrupt import call_cancellable
 

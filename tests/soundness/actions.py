@@ -21,7 +21,8 @@ from prover.concrete import allows
 from prover.concrete.canonical import is_action_domain_binary, is_action_domain_path
 from prover.concrete.glob import host_matches, path_matches
 from prover.concrete.ip import endpoint_ip_ok
-from prover.model import (
+from prover.concrete.witness import WORKDIR
+from prover.policy.model import (
     PRESET_METHODS,
     Endpoint,
     FilesystemAction,
@@ -32,7 +33,6 @@ from prover.model import (
     Policy,
     Rule,
 )
-from prover.witness import WORKDIR
 from tests.soundness import vocabulary as v
 
 HOST_FILLS: tuple[str, ...] = ("", "a", "api", "x-y", "a_b", "é")

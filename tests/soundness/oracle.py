@@ -22,10 +22,11 @@ from prover.concrete.canonical import (
     is_http_token,
 )
 from prover.concrete.execution import IdentityChange, compare_identity, landlock_weakened
+from prover.concrete.witness import WORKDIR, network_action, replays
 from prover.extended.check import witness_is_real
 from prover.extended.reading import read_policy
-from prover.model import Policy
 from prover.policy.loader import load_policy
+from prover.policy.model import Policy
 from prover.policy.normalize import normalize
 from prover.policy.shape import shape_problem
 from prover.results import (
@@ -36,7 +37,6 @@ from prover.results import (
     ReasonCode,
     Verdict,
 )
-from prover.witness import WORKDIR, network_action, replays
 from tests.soundness.actions import filesystem_actions, network_actions
 from tests.soundness.runtime_judge import _no_network, judge_runtime_network, load_both
 

@@ -59,7 +59,7 @@ from prover.concrete.ip import (
 )
 from prover.concrete.network import method_matches
 from prover.concrete.query import allow_query_matches, deny_query_matches
-from prover.model import PRESET_METHODS, HttpRule, IPAddress, IPNetwork
+from prover.policy.model import PRESET_METHODS, HttpRule, IPAddress, IPNetwork
 from prover.policy.normalize import _http_rule
 from prover.policy.schema import AuthoredPolicy, EndpointSection, L7Matcher
 

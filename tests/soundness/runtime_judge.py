@@ -17,8 +17,8 @@ from __future__ import annotations
 import ipaddress
 import random
 
-from prover.model import Policy
 from prover.policy.loader import load_policy
+from prover.policy.model import Policy
 from prover.policy.normalize import filesystem_of, process_fields
 from prover.policy.schema import AuthoredPolicy
 from prover.results import CheckOutcome, NetworkCounterexample, Verdict

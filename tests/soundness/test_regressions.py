@@ -21,9 +21,9 @@ import pytest
 
 from prover.api import check_boundary
 from prover.concrete import allows
-from prover.model import NetworkAction
+from prover.concrete.witness import replays
+from prover.policy.model import NetworkAction
 from prover.results import Verdict
-from prover.witness import replays
 from tests.soundness.oracle import load
 
 EMPTY = "version: 1\n"

@@ -15,8 +15,8 @@ from prover.checks.binary_paths import (
     exact_deny_under_glob,
     glob_crate_matches,
 )
-from prover.model import Endpoint, Policy, Rule
 from prover.policy.loader import load_policy
+from prover.policy.model import Endpoint, Policy, Rule
 from prover.policy.normalize import normalize
 
 

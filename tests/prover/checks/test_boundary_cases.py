@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from prover.api import check_boundary
+from prover.concrete.witness import replays
 from prover.policy.loader import load_policy
 from prover.policy.normalize import normalize
-from prover.report import counterexample_line
 from prover.results import Verdict
-from prover.witness import replays
+from prover.results.report import counterexample_line
 from tests.support import DISPUTED, boundary_cases
 
 

@@ -16,10 +16,10 @@ from prover.api import check_boundary
 from prover.concrete import network_allows
 from prover.encode.action import new_action
 from prover.encode.pins import pin_regexes
+from prover.encode.solver import witness_is_canonical
 from prover.extended.reading import read_policy
-from prover.model import NetworkAction
-from prover.network_solver import witness_is_canonical
 from prover.policy.loader import load_policy
+from prover.policy.model import NetworkAction
 
 STANDARD_METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from prover.checks.boundary import _same_but_names
-from prover.model import Endpoint, Filesystem, Policy, Rule
+from prover.policy.model import Endpoint, Filesystem, Policy, Rule
 
 FILES = Filesystem(include_workdir=False, read_only=("/usr",), read_write=())
 ENDPOINT = Endpoint(index=0, host="api.x.com", ports=(443,), layer="l4")

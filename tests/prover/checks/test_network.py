@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import prover.checks.network as network
-from prover.budget import Budget
 from prover.checks.network import check_network_mode
-from prover.model import Policy
-from prover.network_solver import NetworkModeResult, solve_network_mode
+from prover.encode.solver import NetworkModeResult, solve_network_mode
+from prover.policy.model import Policy
 from prover.results import Verdict
+from prover.run.budget import Budget
 from tests.prover.encode.helpers import http, policy, rest, rule
 
 CURL = "/usr/bin/curl"
@@ -89,7 +89,7 @@ def test_a_widened_rule_far_down_a_policy_is_found_by_a_probe() -> None:
 
 _NO_Z3_SCRIPT = """
 import sys
-from prover.budget import Budget
+from prover.run.budget import Budget
 from prover.checks.network import check_network_mode
 from prover.policy.loader import load_policy
 from prover.policy.normalize import normalize
@@ -107,7 +107,7 @@ def mode(cand, bound, identity):
 
 assert mode(rule("*.x.com", "GET"), rule("**.x.com", "GET"), True) == "structural"
 assert mode(rule("a.x.com", "DELETE"), rule("a.x.com", "GET"), False) == "probe"
-print("z3" in sys.modules, "prover.network_solver" in sys.modules)
+print("z3" in sys.modules, "prover.encode.solver" in sys.modules)
 """
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 import prover.checks.probes as probes
-from prover.budget import Budget
 from prover.checks.probes import probe_counterexample
 from prover.checks.structural import structural_coverage
 from prover.concrete import network_allows
-from prover.model import Policy
+from prover.policy.model import Policy
+from prover.run.budget import Budget
 from tests.prover.checks.test_structural_pairs import _models
 from tests.prover.encode.helpers import endpoint, http, policy, rest, rule, single
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from prover.budget import Budget
 from prover.checks.structural import (
     address_covered,
     endpoint_grant_covered,
@@ -14,8 +13,9 @@ from prover.checks.structural import (
     structural_coverage,
     structurally_contained,
 )
-from prover.model import Endpoint, Policy, QueryMatcher
-from prover.network_solver import solve_network_mode
+from prover.encode.solver import solve_network_mode
+from prover.policy.model import Endpoint, Policy, QueryMatcher
+from prover.run.budget import Budget
 from tests.prover.encode.helpers import endpoint, http, policy, rest, rule
 
 CURL = "/usr/bin/curl"

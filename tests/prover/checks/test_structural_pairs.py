@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from prover.budget import Budget
 from prover.checks.probes import probe_counterexample
 from prover.checks.structural import structural_coverage
 from prover.concrete import network_allows
-from prover.model import Policy
-from prover.network_solver import solve_network_mode
+from prover.encode.solver import solve_network_mode
 from prover.policy.loader import load_policy
+from prover.policy.model import Policy
 from prover.policy.normalize import normalize
 from prover.policy.shape import shape_problem
+from prover.run.budget import Budget
 from tests.soundness.pairs import policy_pair
 
 SEED = 20261202

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import replace
 
-from prover.model import (
+from prover.policy.model import (
     PRESET_METHODS,
     AccessPreset,
     Endpoint,

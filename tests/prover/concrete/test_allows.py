@@ -10,7 +10,7 @@ import pytest
 
 import prover.concrete
 from prover.concrete import allows
-from prover.model import Endpoint, Filesystem, FilesystemAction, NetworkAction, Policy, Rule
+from prover.policy.model import Endpoint, Filesystem, FilesystemAction, NetworkAction, Policy, Rule
 
 POLICY = Policy(
     filesystem=Filesystem(True, ("/usr",), ("/tmp",)),

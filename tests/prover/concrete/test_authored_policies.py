@@ -7,8 +7,8 @@ import ipaddress
 import pytest
 
 from prover.concrete import allows, denying_entries, granting_entries
-from prover.model import FilesystemAction, NetworkAction, Policy
 from prover.policy.loader import load_policy
+from prover.policy.model import FilesystemAction, NetworkAction, Policy
 from prover.policy.normalize import normalize
 
 # Deliberately mixes exact and wildcard hosts on one port, which the boundary check

@@ -20,8 +20,8 @@ import yaml
 from prover.concrete import network_allows
 from prover.concrete.request import canonical_path, parse_query
 from prover.extended.reading import read_policy
-from prover.model import NetworkAction
 from prover.policy.loader import load_policy
+from prover.policy.model import NetworkAction
 from prover.policy.shape import shape_problem
 from tests.support import DATA
 

@@ -12,7 +12,7 @@ from prover.concrete.execution import (
     process_identity_is_root,
     process_identity_supported,
 )
-from prover.model import Filesystem, Policy
+from prover.policy.model import Filesystem, Policy
 
 
 @pytest.mark.parametrize(

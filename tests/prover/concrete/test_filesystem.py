@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from prover.concrete.filesystem import filesystem_allows, path_is_covered
-from prover.model import Filesystem, FilesystemAction, Policy
+from prover.policy.model import Filesystem, FilesystemAction, Policy
 
 
 def fs_policy(

@@ -13,7 +13,7 @@ from prover.concrete.ip import (
     is_hard_blocked,
     is_internal,
 )
-from prover.model import Endpoint, NetworkAction
+from prover.policy.model import Endpoint, NetworkAction
 
 HARD = [
     "127.0.0.1",

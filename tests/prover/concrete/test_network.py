@@ -15,7 +15,7 @@ from prover.concrete.network import (
     method_matches,
     network_allows,
 )
-from prover.model import AccessPreset, HttpRule, NetworkAction
+from prover.policy.model import AccessPreset, HttpRule, NetworkAction
 from tests.prover.concrete.policies import (
     CURL,
     HOST,

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prover.concrete.network import network_allows
-from prover.model import Endpoint, NetworkAction
+from prover.policy.model import Endpoint, NetworkAction
 from tests.prover.concrete.policies import HOST, allow, policy, preset, req, rest, rule
 
 _HOSTS = st.sampled_from([HOST, "API.example.com", "x.example.com", "host.docker.internal"])

@@ -12,7 +12,7 @@ from prover.concrete.query import (
     deny_query_matches,
     wildcard_value_matches,
 )
-from prover.model import NetworkAction, QueryMatcher
+from prover.policy.model import NetworkAction, QueryMatcher
 
 STAR = None
 

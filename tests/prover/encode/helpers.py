@@ -9,7 +9,7 @@ import z3
 
 from prover.encode.action import SymbolicAction
 from prover.encode.logic import text_value
-from prover.model import (
+from prover.policy.model import (
     PRESET_METHODS,
     AccessPreset,
     Endpoint,

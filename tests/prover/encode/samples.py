@@ -12,7 +12,7 @@ import ipaddress
 import itertools
 
 from prover.concrete.ip import GATEWAY_ALIASES
-from prover.model import Endpoint, HttpRule, IPAddress, NetworkAction, Policy
+from prover.policy.model import Endpoint, HttpRule, IPAddress, NetworkAction, Policy
 
 FALLBACK_IPS = ("8.8.8.8", "10.0.0.1", "2001:db8::1", "169.254.1.1", "::ffff:8.8.8.8")
 

@@ -6,7 +6,7 @@ import ipaddress
 
 from hypothesis import strategies as st
 
-from prover.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
+from prover.policy.model import Endpoint, HttpRule, NetworkAction, Policy, Rule
 from tests.prover.encode.helpers import endpoint, http, policy, rule
 
 HOSTS = (

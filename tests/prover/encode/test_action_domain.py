@@ -26,7 +26,7 @@ from prover.encode.oracle import Conflict, StringOracle
 from prover.encode.pins import pin_regexes
 from prover.encode.query import QuerySpace
 from prover.encode.strings import StringAtoms
-from prover.model import QueryMatcher
+from prover.policy.model import QueryMatcher
 from tests.prover.encode.helpers import http, rest, single
 
 CTX = z3.Context()

@@ -12,7 +12,7 @@ from prover.concrete.network import network_allows
 from prover.encode.action import new_action
 from prover.encode.network import PolicyTerms, policy_allows
 from prover.encode.strings import StringAtoms
-from prover.model import NetworkAction, Policy
+from prover.policy.model import NetworkAction, Policy
 from tests.prover.encode.helpers import endpoint, holds, http, rest, single
 from tests.prover.encode.strategies import policy_and_action
 

@@ -13,8 +13,8 @@ import pytest
 from prover.api import check_boundary
 from prover.environment import load_environment
 from prover.environment.replay import replays_with_environment
-from prover.model import Policy
 from prover.policy.loader import load_policy
+from prover.policy.model import Policy
 from prover.policy.normalize import filesystem_of, process_fields
 from prover.results import FilesystemCounterexample, ProcessCounterexample, Verdict
 from tests.prover.environment.test_document import STANDARD
@@ -122,7 +122,7 @@ def test_silent_evidence_changes_nothing(candidate: str, boundary: str, silent: 
 
 
 def test_without_evidence_the_receipt_has_no_environment_fields() -> None:
-    from prover.report import boundary_report
+    from prover.results.report import boundary_report
 
     check = check_boundary("version: 1\n", "version: 1\n")
     document = boundary_report(check.outcome, inputs={}, receipt=check.receipt)

@@ -16,11 +16,11 @@ import pytest
 from pydantic import TypeAdapter
 
 from prover.api import check_boundary
+from prover.concrete.witness import replays
 from prover.explain import explain
 from prover.policy.loader import load_policy
 from prover.policy.normalize import normalize
 from prover.results import Counterexample
-from prover.witness import replays
 from tests.support import boundary_cases
 
 _CEX: TypeAdapter[Any] = TypeAdapter(Counterexample)

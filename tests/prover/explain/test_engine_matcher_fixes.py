@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prover.explain.core import explain
 from prover.explain.intersect import authored_matcher
-from prover.model import HttpRule
+from prover.policy.model import HttpRule
 
 
 def policy(*rules: str) -> str:

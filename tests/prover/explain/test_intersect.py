@@ -12,7 +12,7 @@ from prover.explain.intersect import (
     intersect_rule,
     path_contains,
 )
-from prover.model import HttpRule, QueryMatcher
+from prover.policy.model import HttpRule, QueryMatcher
 
 
 @pytest.mark.parametrize(

@@ -102,9 +102,9 @@ def test_inside_units_count_what_one_boundary_entry_grants() -> None:
 def test_inside_units_answers_to_the_explanations_deadline() -> None:
     """Found by probing: 300 wildcard rules against 299 took 5 s of a 1 s explanation
     (every unit against every boundary endpoint, no checkpoint)."""
-    from prover.budget import BudgetExhausted
     from prover.explain.document import reading_under
     from prover.explain.measure import inside_units
+    from prover.run.budget import BudgetExhausted
 
     def rules(n: int) -> str:
         return "version: 1\nnetwork_policies:\n" + "".join(

@@ -7,7 +7,7 @@ import pytest
 from prover.explain import explain
 from prover.explain.compact import compact, render_compact_text
 from prover.explain.needs import MAX_NEEDS, NeedsError, read_needs
-from prover.model import FilesystemAction, NetworkAction
+from prover.policy.model import FilesystemAction, NetworkAction
 from tests.prover.explain.pairs import BOUNDARY, THREE_VIOLATIONS
 
 #: Four exact hosts for curl and one for git; the candidate's wildcard covers them all.

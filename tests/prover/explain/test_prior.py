@@ -7,7 +7,7 @@ from typing import Any
 
 from prover.api import check_boundary
 from prover.explain import explain
-from prover.report import boundary_report
+from prover.results.report import boundary_report
 from tests.prover.explain.pairs import BOUNDARY, THREE_VIOLATIONS
 
 

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from prover.budget import Budget, BudgetExhausted
 from prover.explain import explain
 from prover.explain.session import StepBudget
+from prover.run.budget import Budget, BudgetExhausted
 from tests.prover.explain.pairs import BOUNDARY, THREE_VIOLATIONS
 
 

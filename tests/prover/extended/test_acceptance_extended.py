@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from prover.api import check_boundary
+from prover.concrete.witness import replays
 from prover.extended.check import witness_is_real
 from prover.extended.reading import read_policy
 from prover.policy.loader import load_policy
 from prover.results import NetworkCounterexample, Verdict
-from prover.witness import replays
 from tests.support import boundary_cases
 
 #: Inputs the reference refuses and the mainline runtime parser accepts (the Landlock

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from prover.api import check_boundary
-from prover.budget import Budget
 from prover.checks.pair import check_policies
 from prover.extended.check import witness_is_real
 from prover.extended.reading import read_policy
 from prover.policy.loader import load_policy
 from prover.results import CheckOutcome, NetworkCounterexample, Verdict
+from prover.run.budget import Budget
 
 
 def analysed(candidate: str, boundary: str, refusal: str) -> CheckOutcome:

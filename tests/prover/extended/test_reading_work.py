@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from prover.budget import BudgetExhausted
 from prover.extended import hosts
 from prover.extended.reading import CHECKPOINT_EVERY_PAIRS, read_policy
 from prover.policy.loader import load_policy
+from prover.run.budget import BudgetExhausted
 
 
 def _policy(hosts_: list[str]) -> str:

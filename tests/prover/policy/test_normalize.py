@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prover.model import Endpoint, Filesystem, HttpRule, Policy, QueryMatcher
 from prover.policy.loader import load_policy
+from prover.policy.model import Endpoint, Filesystem, HttpRule, Policy, QueryMatcher
 from prover.policy.normalize import normalize
 
 

@@ -6,11 +6,11 @@ import hashlib
 
 import pytest
 
-from prover.budget import Budget, BudgetExhausted
 from prover.errors import PolicyLoadError
 from prover.proposal import exit_code, render_text
 from prover.proposal.boundary import BOUNDARY_INPUTS, adds_access_of
 from prover.results import CheckOutcome, NetworkCounterexample, ReasonCode
+from prover.run.budget import Budget, BudgetExhausted
 from tests.prover.proposal.helpers import assess, endpoint, policy, rest, rule
 
 GH_READ = {"gh": rule([rest("api.github.com", 443, "GET")], "/usr/bin/gh")}

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prover.budget import BudgetExhausted
+from prover.run.budget import BudgetExhausted
 from prover.runtime.ambiguity import CHECKPOINT_EVERY_PAIRS, _host_overlap, ambiguities
 from prover.runtime.globs import host_tokens, languages_overlap
 

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from prover.concrete.witness import replays
 from prover.policy.loader import load_policy
 from prover.policy.normalize import normalize
 from prover.results import Counterexample
-from prover.witness import replays
 from server.cli import main
 from tests.support import DISPUTED, boundary_cases
 

@@ -16,10 +16,10 @@ import anyio
 import pytest
 from mcp import Client
 
-import prover.runner
+import prover.run.runner
 from prover.api import BoundaryCheck
-from prover.budget import Budget
 from prover.results import CheckOutcome, ReasonCode, Receipt
+from prover.run.budget import Budget
 from server.app import create_server
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ TRIVIAL = {"candidate": "version: 1\n", "boundary": "version: 1\n"}
 
 
 class SlowCore:
-    """Stands in for ``prover.api.check_boundary`` inside ``prover.runner``."""
+    """Stands in for ``prover.api.check_boundary`` inside ``prover.run.runner``."""
 
     def __init__(self, real: Any, run_for_s: float | None = None) -> None:
         self.real = real
@@ -73,14 +73,14 @@ def mode(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.fixture
 def concurrency_limit() -> Iterator[Any]:
-    previous = prover.runner._limit
-    yield prover.runner.set_concurrency_limit
-    prover.runner.set_concurrency_limit(previous)
+    previous = prover.run.runner._limit
+    yield prover.run.runner.set_concurrency_limit
+    prover.run.runner.set_concurrency_limit(previous)
 
 
 def install(monkeypatch: pytest.MonkeyPatch, run_for_s: float | None = None) -> SlowCore:
-    core = SlowCore(prover.runner.check_boundary, run_for_s)
-    monkeypatch.setattr("prover.runner.check_boundary", core)
+    core = SlowCore(prover.run.runner.check_boundary, run_for_s)
+    monkeypatch.setattr("prover.run.runner.check_boundary", core)
     return core
 
 

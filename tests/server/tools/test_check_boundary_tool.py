@@ -163,7 +163,7 @@ async def test_an_internal_failure_is_an_is_error_result_with_a_useful_message(
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("worker pool is gone")
 
-    monkeypatch.setattr("prover.runner.check_boundary_async", broken)
+    monkeypatch.setattr("prover.run.runner.check_boundary_async", broken)
     async with Client(create_server(), mode=mode) as client:
         result = await client.call_tool(
             "check_boundary", {"candidate": "version: 1", "boundary": "version: 1"}

@@ -18,7 +18,7 @@ from types import TracebackType
 
 
 class SolverSession:
-    """The state :mod:`prover.network_solver` keeps for one check (``None`` until the
+    """The state :mod:`prover.encode.solver` keeps for one check (``None`` until the
     first solve), and the structural shortcut's indexes of the pair
     (:mod:`prover.checks.structural`), which both identity modes read."""
 
@@ -31,7 +31,7 @@ class SolverSession:
         self.structural = None
         shared, self.shared = self.shared, None
         if shared is not None:
-            from prover.network_solver import close_shared
+            from prover.encode.solver import close_shared
 
             close_shared(shared)
 

@@ -30,7 +30,6 @@ from typing import Literal
 
 import z3
 
-from prover.budget import CANCELLED_REASON, TIMEOUT_REASON, Budget, BudgetExhausted
 from prover.concrete.canonical import (
     is_action_domain_binary,
     is_action_domain_path,
@@ -54,13 +53,14 @@ from prover.encode.overlap import EndpointIndex
 from prover.encode.preferences import string_exemplars
 from prover.encode.relations import Relations
 from prover.encode.search import LazySearch
+from prover.encode.session import SolverSession
 from prover.encode.strings import StringAtoms, atom_key
 from prover.encode.terms import Term, term_and, term_not
 from prover.encode.witness import WitnessSearch
-from prover.model import NetworkAction, Policy
+from prover.policy.model import NetworkAction, Policy
 from prover.results import ReasonCode
-from prover.solver_session import SolverSession
-from prover.solver_slots import solver_slots
+from prover.run.budget import CANCELLED_REASON, TIMEOUT_REASON, Budget, BudgetExhausted
+from prover.run.solver_slots import solver_slots
 
 #: How close to the deadline a Z3 time-limit stop still counts as the deadline.
 DEADLINE_SLACK_MS = 10
@@ -358,7 +358,7 @@ def solve_network_mode(
     session when the check ends); it is registered with ``budget`` so that
     ``budget.cancel()`` from another thread interrupts it. ``slicing=False`` asks one
     monolithic query (kept for differential testing). The solve holds one of the
-    process's solver slots (:mod:`prover.solver_slots`), waiting for it at most until
+    process's solver slots (:mod:`prover.run.solver_slots`), waiting for it at most until
     the budget runs out.
     """
     try:

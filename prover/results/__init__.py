@@ -8,7 +8,7 @@ The records are small frozen classes, not pydantic models, so that a check (and 
 command line's cold start) never imports pydantic. They keep the part of the pydantic
 surface the rest of the code uses (``model_dump``, ``model_copy``, ``model_validate``)
 and validate and serialise inside pydantic models and ``TypeAdapter`` through
-:mod:`prover.results_schema`, which holds their pydantic definitions (the JSON Schema of
+:mod:`prover.results.schema`, which holds their pydantic definitions (the JSON Schema of
 the MCP tools' output). ``Counterexample``, the discriminated union of the four
 counterexample records, is built on first use for the same reason.
 """
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from prover.budget import CANCELLED_REASON, TIMEOUT_REASON
+from prover.run.budget import CANCELLED_REASON, TIMEOUT_REASON
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
@@ -151,7 +151,7 @@ class _Record:
     def __get_pydantic_core_schema__(
         cls, source: type[Any], handler: GetCoreSchemaHandler
     ) -> CoreSchema:
-        from prover.results_schema import record_core_schema
+        from prover.results.schema import record_core_schema
 
         return record_core_schema(cls, handler)
 
@@ -237,7 +237,7 @@ def __getattr__(name: str) -> object:
     # ``Counterexample`` (the union discriminated by ``domain``, for pydantic) needs
     # pydantic, which a check must not import: built when first asked for.
     if name == "Counterexample":
-        from prover.results_schema import counterexample_union
+        from prover.results.schema import counterexample_union
 
         union = counterexample_union()
         globals()[name] = union
@@ -317,7 +317,7 @@ _COUNTEREXAMPLES = (
 
 class Receipt(_Record):
     """Binds a verdict to the exact inputs and engine that produced it (field
-    descriptions: :class:`prover.results_schema.Receipt`)."""
+    descriptions: :class:`prover.results.schema.Receipt`)."""
 
     _FIELDS = (
         ("candidate_sha256", _REQUIRED),

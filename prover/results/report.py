@@ -20,7 +20,7 @@ from prover.results import (
     Receipt,
     Verdict,
 )
-from prover.text import escape_control
+from prover.results.text import escape_control
 
 SCHEMA_VERSION = 1
 

@@ -12,7 +12,7 @@ Waiting is bounded by the check's budget: a check that cannot get a slot before 
 deadline, or is cancelled while waiting, stops with :class:`BudgetExhausted`.
 
 The slots are shared fairly between clients (the budget's ``client``, see
-:mod:`prover.admission`): a named client holds at most half of them, and a freed slot
+:mod:`prover.run.admission`): a named client holds at most half of them, and a freed slot
 goes to the waiter whose client holds the fewest; among equals, first come, first served.
 """
 
@@ -24,8 +24,8 @@ import threading
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 
-from prover.admission import ShareBook
-from prover.budget import Budget, BudgetExhausted
+from prover.run.admission import ShareBook
+from prover.run.budget import Budget, BudgetExhausted
 
 #: How often a waiting check looks at its cancel flag (the cancel promise is 100 ms).
 POLL_S = 0.02

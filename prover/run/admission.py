@@ -12,8 +12,8 @@ Two rules make one client unable to starve the others:
 - when a slot frees, it goes to a waiter of the client that holds the fewest slots
   (first come, first served among equals), not to whoever queued first.
 
-:class:`FairSlots` is the async form used for admission (:mod:`prover.runner`); the
-solver slots (:mod:`prover.solver_slots`) apply the same rules to threads.
+:class:`FairSlots` is the async form used for admission (:mod:`prover.run.runner`); the
+solver slots (:mod:`prover.run.solver_slots`) apply the same rules to threads.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ class Budget:
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._contexts: list[Any] = []
-        #: The client the check runs for (see :mod:`prover.admission`); None: the only one.
+        #: The client the check runs for (see :mod:`prover.run.admission`); None: the only one.
         self.client: Hashable | None = None
 
     # -- queries -----------------------------------------------------------------------

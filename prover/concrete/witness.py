@@ -10,7 +10,7 @@ import ipaddress
 
 from prover.concrete import allows
 from prover.concrete.filesystem import filesystem_allows
-from prover.model import FilesystemAction, NetworkAction, Policy
+from prover.policy.model import FilesystemAction, NetworkAction, Policy
 from prover.results import FilesystemCounterexample, NetworkCounterexample
 
 #: Stands for the image's working directory, which the prover never resolves.

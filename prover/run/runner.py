@@ -10,12 +10,12 @@ Limits apply at two levels. This module admits up to :func:`concurrency_limit` c
 once, a bound on threads, and of those at most :data:`LARGE_CHECK_LIMIT` whose inputs are
 over :data:`LARGE_INPUT_BYTES`, a bound on memory (reading two policies near the size
 limits takes tens of megabytes). Inside a check only the Z3 stage takes one of the
-:mod:`prover.solver_slots`, a bound on CPU. Most checks are decided in milliseconds of
+:mod:`prover.run.solver_slots`, a bound on CPU. Most checks are decided in milliseconds of
 plain Python, so admitting many at once lets them finish in proportion to their cost
 (the interpreter is shared) instead of queueing behind another client's long solve.
 
-Both admissions are shared fairly between clients (:mod:`prover.admission`): a client
-named by :data:`~prover.admission.current_client` holds at most a quarter of the checks
+Both admissions are shared fairly between clients (:mod:`prover.run.admission`): a client
+named by :data:`~prover.run.admission.current_client` holds at most a quarter of the checks
 admitted at once (and half of the large ones), and a freed slot goes to the waiting
 client that holds the fewest. The client travels with the budget to the solver slots.
 """
@@ -30,10 +30,10 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from prover.admission import FairSlots, current_client, default_share
 from prover.api import BoundaryCheck, check_boundary, sha256_hex, z3_version
-from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.results import CheckOutcome, Receipt
+from prover.run.admission import FairSlots, current_client, default_share
+from prover.run.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 
 T = TypeVar("T")
 
@@ -110,7 +110,7 @@ async def run_in_worker(
     fast call starts no task for it.
 
     A call that is not admitted before its deadline (or is cancelled while waiting)
-    never runs ``func``: :class:`~prover.budget.BudgetExhausted` is raised at the
+    never runs ``func``: :class:`~prover.run.budget.BudgetExhausted` is raised at the
     deadline, so no work runs late and none runs without a slot.
     """
     pools = [admission_slots()]
