@@ -169,6 +169,11 @@ class FairSlots:
         self._book.give_back(client)
         self._grant()
 
+    def give_back_quietly(self, client: Hashable | None) -> None:
+        """Release without granting: for a worker whose event loop has ended, so that
+        no waiter's event is set from a foreign thread (the next release grants)."""
+        self._book.give_back(client)
+
     def _grant(self) -> None:
         while self._waiters:
             arrival = self._book.next_waiter((w.arrival, w.client) for w in self._waiters)

@@ -28,6 +28,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 
 from prover.admission import FairSlots, current_client, default_share
@@ -54,6 +56,25 @@ WATCHDOG_GRACE_S = 0.01
 WATCHDOG_REPEAT_S = 0.02
 #: A call still running after this long starts its ``while_slow`` task.
 SLOW_AFTER_S = 0.5
+#: How long after its deadline a call whose work has not stopped is answered anyway
+#: (``inconclusive``/``solver_timeout``); the work keeps its slots until it stops.
+BACKSTOP_S = 0.06
+#: Calls answered by the backstop since the process started (a stage that missed its
+#: checkpoints: each is a bug to find).
+abandoned_calls = 0
+
+
+def _note_abandoned() -> None:
+    global abandoned_calls
+    abandoned_calls += 1
+    import logging
+
+    logging.getLogger(__name__).warning(
+        "a call's work ran %.0f ms past its deadline without stopping; answered without "
+        "it (%d so far)",
+        BACKSTOP_S * 1000,
+        abandoned_calls,
+    )
 
 
 def concurrency_limit() -> int:
@@ -122,15 +143,35 @@ async def run_in_worker(
     result: list[T] = []
     failure: list[BaseException] = []
     done = anyio.Event()
+    held: list[FairSlots] = []
+    token = anyio.lowlevel.current_token()
+
+    def finish() -> None:
+        # On the event loop: the slots go back when the work has really stopped, even
+        # if its caller was answered (and left) before that.
+        for pool in reversed(held):
+            pool.release(client)
+        held.clear()
+        done.set()
 
     def work() -> None:
         try:
             result.append(func(budget))
         except BaseException as exc:  # kept as a value: no ExceptionGroup wrapping
             failure.append(exc)
+        finally:
+            try:
+                anyio.from_thread.run_sync(finish, token=token)
+            except Exception:
+                # The caller's event loop has ended (shutdown, or a test's loop): give
+                # the slots back without waking waiters, which belong to no live loop;
+                # the next acquire or release grants them.
+                for pool in reversed(held):
+                    pool.give_back_quietly(client)
+                held.clear()
 
     async def worker() -> None:
-        held: list[FairSlots] = []
+        started = False
         try:
             # Wait for admission only until the deadline: a call queued past it is
             # answered then (the caller turns BudgetExhausted into inconclusive) and its
@@ -142,19 +183,24 @@ async def run_in_worker(
             if len(held) < len(pools):
                 for pool in reversed(held):  # a large slot, held in vain
                     pool.release(client)
+                held.clear()
                 while not budget.expired and not budget.cancelled:
                     # The timer may fire a hair before the deadline; let it pass, so
                     # that the answer comes at the deadline, not a millisecond before.
                     await anyio.sleep(_seconds_left(budget))
                 failure.append(BudgetExhausted(cancelled=budget.cancelled))
                 return
-            try:
-                await anyio.to_thread.run_sync(work)
-            finally:
+            started = True
+            # Abandoned (not waited for) only when the caller gives up on it: past the
+            # backstop, or on cancellation once the work has stopped; ``finish`` frees
+            # the slots from the thread's end either way.
+            await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        finally:
+            if not started:
                 for pool in reversed(held):
                     pool.release(client)
-        finally:
-            done.set()
+                held.clear()
+                done.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker)
@@ -172,6 +218,15 @@ async def run_in_worker(
             with anyio.move_on_after(_seconds_left(budget) + WATCHDOG_GRACE_S):
                 await done.wait()
             while not done.is_set():
+                if time.monotonic() >= budget.deadline + BACKSTOP_S:
+                    # A stage that does not reach a checkpoint (a long import, a loop
+                    # without one): answer now, stop it at its next checkpoint, and
+                    # keep its slots until it has stopped.
+                    _note_abandoned()
+                    budget.cancel()
+                    failure[:] = [BudgetExhausted(cancelled=False)]
+                    tg.cancel_scope.cancel()
+                    break
                 budget.interrupt_solvers()
                 with anyio.move_on_after(WATCHDOG_REPEAT_S):
                     await done.wait()
