@@ -163,7 +163,7 @@ def assess_proposal(
     current_data = authored_data(current, "current policy", tick)
     if boundary is not None:
         authored_data(boundary, "boundary policy", tick)
-    evidence = _environment(environment)
+    evidence = _environment(environment, tick)
     tick()
     receipt: dict[str, Any] = {
         "current_sha256": sha256_of(current),
@@ -217,11 +217,11 @@ def assess_proposal(
     return decided(with_boundary_verdicts(assessment, current, boundary, budget, evidence))
 
 
-def _environment(text: str | bytes | None) -> Environment | None:
+def _environment(text: str | bytes | None, tick: Callable[[], None]) -> Environment | None:
     if text is None:
         return None
     try:
-        return load_environment(text)
+        return load_environment(text, tick)
     except EnvironmentLoadError as exc:
         detail = exc.message.removeprefix("invalid environment: ")
         raise EnvironmentLoadError(f"environment document is invalid: {detail}", exc.path) from None
