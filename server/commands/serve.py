@@ -8,6 +8,7 @@ in ``POLICY_PROVER_TOKEN``, and when the token is set every MCP request must car
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from typing import Any
@@ -181,6 +182,11 @@ def run(args: argparse.Namespace) -> int:
 
         set_cache_size(args.cache_size)
     server = create_server()
+    from server.warmup import warm_up
+
+    # Before the first request: a first call must not pay for imports and set-up.
+    seconds = warm_up()
+    logging.getLogger("server").info("prover warmed up in %.0f ms", seconds * 1000)
     if not http:
         run_stdio(server)
         return 0
