@@ -15,9 +15,10 @@ plain Python, so admitting many at once lets them finish in proportion to their 
 (the interpreter is shared) instead of queueing behind another client's long solve.
 
 Both admissions are shared fairly between clients (:mod:`prover.admission`): a client
-named by :data:`~prover.admission.current_client` holds at most a quarter of the checks
-admitted at once (and half of the large ones), and a freed slot goes to the waiting
-client that holds the fewest. The client travels with the budget to the solver slots.
+named by :data:`~prover.admission.current_client` holds a quarter of the checks
+admitted at once, and up to half while the other half stays free (and half of the large
+ones), and a freed slot goes to the waiting client that holds the fewest. The client
+travels with the budget to the solver slots.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-from prover.admission import FairSlots, current_client, default_share
+from prover.admission import FairSlots, current_client, default_reserve, default_share
 from prover.api import BoundaryCheck, check_boundary, sha256_hex, z3_version
 from prover.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 from prover.results import CheckOutcome, Receipt
@@ -83,21 +84,24 @@ def concurrency_limit() -> int:
 
 def set_concurrency_limit(limit: int, client_share: int | None = None) -> None:
     """Set how many checks may run at once in this process (default 32), and how many of
-    them one named client may hold (default: a quarter)."""
+    them one named client may hold (default: a quarter, and up to half while the other
+    half is free)."""
     global _limit
     if limit < 1:
         raise ValueError("concurrency limit must be at least 1")
     if client_share is not None and client_share < 1:
         raise ValueError("client share must be at least 1")
     _limit = limit
-    admission_slots().set_capacity(limit, client_share)
+    share = client_share if client_share is not None else default_share(limit)
+    admission_slots().set_capacity(limit, share, max(share, default_reserve(limit)))
 
 
 def admission_slots() -> FairSlots:
     """The process-wide admission of checks, shared fairly between clients."""
     global _admission
     if _admission is None:
-        _admission = FairSlots(_limit, default_share(_limit))
+        share = default_share(_limit)
+        _admission = FairSlots(_limit, share, max(share, default_reserve(_limit)))
     return _admission
 
 
