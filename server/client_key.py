@@ -1,12 +1,11 @@
-"""Which client an HTTP request comes from, for fair admission (:mod:`prover.admission`).
+"""Which client an HTTP request comes from, for fair admission (:mod:`prover.admission`)
+and the per-client caps (:mod:`server.client_caps`).
 
 With several bearer tokens (one per client), a client is a token, named by the token
-middleware. Otherwise a client is a connection: the peer address and port. On
-SSE the tool calls of a session run in the task of its ``GET /sse`` request, so a
-session is one client; on streamable HTTP a connection carries one call at a time, so a
-flood of concurrent calls needs as many connections (bounded by the connection cap).
-Addresses are not grouped: loopback clients share one address, and so do clients
-behind a proxy.
+middleware. Otherwise a client is the peer's address: a flood of concurrent calls over
+many connections from one host is one client (per connection, 40 connections held all
+32 admissions; issue 24). Clients sharing an address share its share: every client of a
+loopback server, every client behind one proxy. Give such clients a token each.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ class ClientKeyMiddleware:
         if scope["type"] == "http" and current_client.get() is None:
             peer = scope.get("client")
             if peer:
-                current_client.set(("connection", str(peer[0]), int(peer[1])))
+                current_client.set(("address", str(peer[0])))
             else:
                 current_client.set(("request", next(_unnamed)))
         await self.app(scope, receive, send)
