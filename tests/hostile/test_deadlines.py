@@ -314,3 +314,33 @@ def test_the_environment_document_is_read_under_the_budget(
     # Past the budget, each later stage stops at its first checkpoint (the explanation's
     # first check reads the unread document again, and stops at once).
     assert budget.calls <= budget.allowed + (3 if face == "explain" else 1)
+
+
+def test_loading_checks_the_deadline_between_reading_and_building(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At the size limits, normalising 18,000 paths took some 100 ms with no checkpoint
+    after the read's last one: a deadline that passed then was noticed only later."""
+    from prover.policy import fast, loader
+
+    text = _fs_policy([f"/a/r{i}" for i in range(3000)]) + "# loading stages\n"
+    read_calls = 0
+
+    def count(*_: object) -> None:
+        nonlocal read_calls
+        read_calls += 1
+
+    loader.policy_data(text, count)  # the checkpoints of the read alone
+    built = 0
+    original = fast.fast_policy
+
+    def counting_fast(data: object) -> object:
+        nonlocal built
+        built += 1
+        return original(data)
+
+    monkeypatch.setattr(fast, "fast_policy", counting_fast)
+    budget = CountedBudget(allowed=read_calls)  # runs out right after the read
+    with pytest.raises(BudgetExhausted):
+        loader.load_policy_pair(text, text + "# other\n", budget.checkpoint)
+    assert built == 0
