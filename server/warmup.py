@@ -16,11 +16,16 @@ import time
 
 log = logging.getLogger(__name__)
 
-#: A pair that only Z3 decides (IP ranges), so that the solver stage is loaded too.
-_CANDIDATE = """\
+#: A pair that only Z3 decides (IP ranges), so that the solver stage is loaded too; over
+#: 1 KiB, so that the reader's fast path for larger texts is loaded as well.
+_CANDIDATE = (
+    """\
 version: 1
 filesystem_policy:
-  read_only: [/usr]
+  read_only:
+"""
+    + "".join(f"    - /usr/share/warm-up/{index}\n" for index in range(40))
+    + """\
 network_policies:
   api:
     endpoints:
@@ -28,6 +33,7 @@ network_policies:
     binaries:
     - path: /usr/bin/curl
 """
+)
 _BOUNDARY = _CANDIDATE.replace("[10.0.0.0/8]", "[10.0.0.0/9, 10.128.0.0/9]")
 _WIDER = _CANDIDATE.replace("[10.0.0.0/8]", "[0.0.0.0/0]")
 _ENVIRONMENT = "version: 1\nworkdir: /sandbox\nsymlinks: {/bin: usr/bin}\n"
