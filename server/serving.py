@@ -83,6 +83,7 @@ def configure_logging(level: str) -> None:
 
 
 def run_stdio(server: MCPServer) -> None:
+    sys.setswitchinterval(SWITCH_INTERVAL_S)  # as over HTTP: see its comment
     anyio.run(server.run_stdio_async)
 
 
