@@ -6,10 +6,10 @@ HTTP request but ``/health`` now counts against its client (:data:`current_clien
 token when there is one per client, else the peer's address; see
 :mod:`server.client_key`) from the start of its handling to its end:
 
-- at most :attr:`ClientCaps.streams_per_client` long-lived event streams (``GET /mcp``,
-  ``GET /sse``) per client, and :attr:`ClientCaps.streams_total` over all clients;
-- at most :attr:`ClientCaps.requests_per_client` requests in progress per client, of
-  any kind (streams included).
+- at most :attr:`CapLimits.streams_per_client` long-lived event streams (``GET /mcp``,
+  ``GET /sse``) per client, and :attr:`CapLimits.streams_total` over all clients;
+- at most :attr:`CapLimits.requests_per_client` requests in progress per client, of
+  any kind (streams included), and :attr:`CapLimits.requests_total` over all clients.
 
 Past a cap the request is answered **429** with a JSON error naming the cap, before its
 body is read, and its connection stays open for keep-alive: idle, so the connection
@@ -38,13 +38,17 @@ class CapLimits:
     streams_per_client: int
     streams_total: int
     requests_per_client: int
+    #: Requests in progress over all clients: a quarter of the connections stays idle or
+    #: free even when many addresses flood, so ``/health`` and newcomers get one.
+    requests_total: int = 2**31
 
     @classmethod
     def for_connections(
         cls, max_connections: int, environ: Mapping[str, str] = os.environ
     ) -> CapLimits:
         """Defaults from the connection cap: a client may keep half of the connections
-        busy and a sixteenth (at most 16) streaming; all streams together a quarter.
+        busy and a sixteenth (at most 16) streaming; all clients three quarters busy and
+        a quarter streaming.
         ``POLICY_PROVER_MAX_STREAMS_PER_CLIENT``, ``..._REQUESTS_PER_CLIENT`` and
         ``POLICY_PROVER_MAX_STREAMS`` (all clients) override them (positive integers,
         else a ValueError naming the variable)."""
@@ -53,7 +57,12 @@ class CapLimits:
         requests = _positive(environ, REQUESTS_PER_CLIENT_ENV, requests)
         streams = _positive(environ, STREAMS_PER_CLIENT_ENV, streams)
         total = _positive(environ, STREAMS_TOTAL_ENV, max(streams, max_connections // 4))
-        return cls(streams_per_client=streams, streams_total=total, requests_per_client=requests)
+        return cls(
+            streams_per_client=streams,
+            streams_total=total,
+            requests_per_client=requests,
+            requests_total=max(requests, max_connections * 3 // 4),
+        )
 
 
 def _positive(environ: Mapping[str, str], name: str, default: int) -> int:
@@ -83,6 +92,7 @@ class ClientCaps:
         self.requests: dict[Hashable | None, int] = {}
         self.streams: dict[Hashable | None, int] = {}
         self.streams_total = 0
+        self.requests_total = 0
         self.refused = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -97,6 +107,7 @@ class ClientCaps:
             await _send_json(send, 429, {"error": problem[0], "detail": problem[1]})
             return
         self.requests[client] = self.requests.get(client, 0) + 1
+        self.requests_total += 1
         if stream:
             self.streams[client] = self.streams.get(client, 0) + 1
             self.streams_total += 1
@@ -104,6 +115,7 @@ class ClientCaps:
             await self.app(scope, receive, send)
         finally:
             _decrement(self.requests, client)
+            self.requests_total -= 1
             if stream:
                 _decrement(self.streams, client)
                 self.streams_total -= 1
@@ -115,6 +127,12 @@ class ClientCaps:
                 "too_many_requests_in_progress",
                 f"this client has {self.requests[client]} requests in progress (the limit "
                 f"is {limits.requests_per_client}); wait for answers before sending more",
+            )
+        if self.requests_total >= limits.requests_total:
+            return (
+                "server_busy",
+                f"the server has {self.requests_total} requests in progress (the limit is "
+                f"{limits.requests_total}); retry later",
             )
         if stream and self.streams.get(client, 0) >= limits.streams_per_client:
             return (

@@ -5,17 +5,33 @@ With several bearer tokens (one per client), a client is a token, named by the t
 middleware. Otherwise a client is the peer's address: a flood of concurrent calls over
 many connections from one host is one client (per connection, 40 connections held all
 32 admissions; issue 24). Clients sharing an address share its share: every client of a
-loopback server, every client behind one proxy. Give such clients a token each.
+loopback server, every client behind one proxy. Give such clients a token each. An
+IPv6 client is its /64 network (one host commonly holds a whole /64), an IPv4-mapped
+address its IPv4 address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 
 from prover.admission import current_client
 from server.http_security import ASGIApp, Receive, Scope, Send
 
 _unnamed = itertools.count()
+
+
+def address_key(host: str) -> str:
+    """The client an address belongs to: itself, or for IPv6 its /64 network."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # not an IP address (a Unix socket path, a test's name)
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 class ClientKeyMiddleware:
@@ -29,7 +45,7 @@ class ClientKeyMiddleware:
         if scope["type"] == "http" and current_client.get() is None:
             peer = scope.get("client")
             if peer:
-                current_client.set(("address", str(peer[0])))
+                current_client.set(("address", address_key(str(peer[0]))))
             else:
                 current_client.set(("request", next(_unnamed)))
         await self.app(scope, receive, send)

@@ -88,11 +88,36 @@ async def test_streams_and_requests_are_capped_per_address() -> None:
 
 def test_the_defaults_follow_the_connection_cap() -> None:
     limits = CapLimits.for_connections(512, {})
-    assert (limits.streams_per_client, limits.streams_total, limits.requests_per_client) == (
-        16,
-        128,
-        256,
-    )
+    assert (limits.streams_per_client, limits.streams_total) == (16, 128)
+    assert (limits.requests_per_client, limits.requests_total) == (256, 384)
     assert CapLimits.for_connections(8, {}).streams_per_client == 1
     with pytest.raises(ValueError, match="POLICY_PROVER_MAX_STREAMS_PER_CLIENT"):
         CapLimits.for_connections(512, {"POLICY_PROVER_MAX_STREAMS_PER_CLIENT": "0"})
+
+
+async def test_requests_over_all_clients_are_capped() -> None:
+    held = HeldApp()
+    limits = CapLimits(
+        streams_per_client=1, streams_total=1, requests_per_client=2, requests_total=3
+    )
+    app = ClientKeyMiddleware(ClientCaps(held, limits, frozenset({"/mcp"})))
+    answered: list[Any] = []
+    refused: list[Any] = []
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+                tg.start_soon(_request, app, "POST", "/mcp", address, answered)
+            await anyio.wait_all_tasks_blocked()
+            await _request(app, "POST", "/mcp", "10.0.0.4", refused)
+            held.release.set()
+    assert [(status, body["error"]) for status, body in refused] == [(429, "server_busy")]
+    assert len(answered) == 3
+
+
+def test_ipv6_clients_are_their_64_network() -> None:
+    from server.client_key import address_key
+
+    assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::9")
+    assert address_key("2001:db8:1:2::1") != address_key("2001:db8:1:3::1")
+    assert address_key("::ffff:192.0.2.7") == "192.0.2.7"
+    assert address_key("192.0.2.7") == "192.0.2.7"
