@@ -48,9 +48,9 @@ def check_filesystem(
     entry provably does not contain is an exceed. ``checkpoint`` (the budget's) is
     called for each path resolved with evidence: each compares it with every entry.
     """
-    writes: list[str] = list(boundary.read_write)
+    writes = tuple(boundary.read_write)  # tuples: evidence lookups index them once
     write_set_empty = not writes and not boundary.include_workdir
-    reads = [*boundary.read_only, *writes]
+    reads = (*boundary.read_only, *writes)
     read_set_empty = not reads and not boundary.include_workdir
     unresolved: CheckOutcome | None = None
     checks = (
@@ -91,7 +91,7 @@ def check_filesystem(
     return unresolved
 
 
-def _replays(path: str, allowed: list[str], evidence: Evidence) -> bool:
+def _replays(path: str, allowed: tuple[str, ...], evidence: Evidence) -> bool:
     """The concrete replay of an evidence-based exceed: the candidate's own entry grants
     ``path`` and the boundary's entries surely do not."""
     from prover.concrete.filesystem import resolved_access
