@@ -1,7 +1,7 @@
 """Fair admission under a flood: one client floods slow checks, others make trivial ones.
 
     python benchmarks/load_fairness.py [--transport sse] [--flood 40] [--others 4]
-        [--seconds 20] [--slow-timeout-ms 5000] [--tokens] [--json FILE]
+        [--seconds 20] [--slow-timeout-ms 5000] [--tokens] [--same-address] [--json FILE]
 
 Starts ``policy-prover serve`` on a free loopback port. One client (one SSE session, or
 on streamable HTTP one ``mcp.Client`` whose calls use as many connections as it needs)
@@ -10,8 +10,9 @@ for ``--seconds``; ``--others`` clients, each its own session, make trivial chec
 (``version: 1`` against itself, no cache) one after another meanwhile. It prints the
 trivial checks' latency percentiles and the flood's lateness (latency and server time
 minus ``timeout_ms``), the figures docs/RELIABILITY.md records. With ``--tokens`` the
-server has two bearer tokens, the flood's and the others': over streamable HTTP, where
-a client's concurrent calls use many connections, a token is what names the client.
+server has two bearer tokens, the flood's and the others', and a token names a client;
+without, a client is its address: the flood connects from 127.0.0.1, the others from
+127.0.0.2 (two hosts; ``--same-address`` puts them on the flood's).
 
 Traffic goes to 127.0.0.1 only; the run is bounded in time.
 """
@@ -32,31 +33,38 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import anyio
-import httpx2
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.load.driver import Record, percentiles, timed_call
 from tests.load.server_process import ServerProcess, serve_http
+from tests.load.sources import http_client_from
 from tests.load.workload import TRIVIAL, Call, slow_pair
 
 FLOOD_TOKEN = "flood-token"
 OTHER_TOKEN = "other-token"
+#: Without tokens a client is its address: the flood and the others connect from two
+#: loopback addresses (two hosts), unless ``--same-address``.
+FLOOD_ADDRESS = "127.0.0.1"
+OTHER_ADDRESS = "127.0.0.2"
 
 
 @asynccontextmanager
 async def _client(
-    server: ServerProcess, transport: str, token: str | None
+    server: ServerProcess, transport: str, token: str | None, source: str = FLOOD_ADDRESS
 ) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    factory = http_client_from(source)
     if transport == "sse":
         url = f"{server.base}/sse"
-        async with Client(sse_client(url, headers=headers, sse_read_timeout=600)) as client:
+        stream = sse_client(
+            url, headers=headers, sse_read_timeout=600, httpx_client_factory=factory
+        )
+        async with Client(stream) as client:
             yield client
         return
-    timeout = httpx2.Timeout(30, read=600)
-    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
+    async with factory(headers=headers) as http:
         async with Client(streamable_http_client(server.url, http_client=http)) as client:
             yield client
 
@@ -88,7 +96,8 @@ async def run(server: ServerProcess, args: argparse.Namespace) -> dict[str, Any]
             for _ in range(args.others):
 
                 async def other() -> None:
-                    async with _client(server, args.transport, other_token) as client:
+                    source = FLOOD_ADDRESS if args.same_address else OTHER_ADDRESS
+                    async with _client(server, args.transport, other_token, source) as client:
                         await _trivial(client, stop_at, trivial_records)
 
                 tg.start_soon(other)
@@ -103,6 +112,7 @@ async def run(server: ServerProcess, args: argparse.Namespace) -> dict[str, Any]
     return {
         "transport": args.transport,
         "tokens": args.tokens,
+        "same_address": args.same_address,
         "flood": args.flood,
         "others": args.others,
         "seconds": args.seconds,
@@ -126,6 +136,11 @@ def main() -> int:
         "--tokens",
         action="store_true",
         help="serve with two bearer tokens, one for the flood and one for the others",
+    )
+    parser.add_argument(
+        "--same-address",
+        action="store_true",
+        help="the others connect from the flood's address (one client without tokens)",
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()

@@ -7,10 +7,18 @@ and nothing bounds how long a client may take to send a request: 1,100 idle conn
 at a 1,024-descriptor limit stopped ``/health`` and every call while held. This h11
 protocol subclass closes, checked once a second per connection:
 
-- any connection over :attr:`GuardedH11Protocol.max_connections` as soon as it opens;
+- a connection over :attr:`GuardedH11Protocol.max_connections` as soon as it opens,
+  unless an *idle* one (no request in progress: waiting for its first or next request
+  head) can be closed in its place, the one idle the longest (600 idle sockets, renewed
+  every 10 s, kept ``/health`` out for 10 s per wave; issue 24);
 - a connection without a request in progress after :attr:`header_timeout_s` (from its
   opening or its last response: idle, or headers still incomplete);
-- a request whose body is still arriving :attr:`body_timeout_s` after its headers.
+- a request whose body is still arriving :attr:`body_timeout_s` after its headers;
+- a request head (request line and headers) over :data:`MAX_HEADER_BYTES`, answered
+  **431** first. h11's own limit only applies to a head still incomplete in its buffer:
+  a 70 KiB head arriving at once passed.
+
+Connections busy with requests are bounded per client by :mod:`server.client_caps`.
 
 Nothing here reads the token: every limit holds before authentication.
 """
@@ -24,6 +32,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger(__name__)
@@ -34,6 +43,18 @@ DEFAULT_BODY_TIMEOUT_S = 30.0
 #: Largest request head (request line and headers) h11 buffers before refusing it.
 MAX_HEADER_BYTES = 64 * 1024
 CHECK_EVERY_S = 1.0
+_HEAD_BODY = (
+    b'{"error": "request_head_too_large", "detail": "the request line and headers exceed '
+    + str(MAX_HEADER_BYTES).encode()
+    + b' bytes"}'
+)
+_HEAD_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\n"
+    b"connection: close\r\ncontent-length: "
+    + str(len(_HEAD_BODY)).encode()
+    + b"\r\n\r\n"
+    + _HEAD_BODY
+)
 #: At most one warning per this many seconds about refused connections (no log flood).
 WARN_EVERY_S = 10.0
 
@@ -45,6 +66,8 @@ class GuardedH11Protocol(H11Protocol):
     header_timeout_s = DEFAULT_HEADER_TIMEOUT_S
     body_timeout_s = DEFAULT_BODY_TIMEOUT_S
     refused = 0
+    reclaimed = 0
+    heads_refused = 0
     timed_out = 0
     _last_warning = 0.0
 
@@ -53,12 +76,59 @@ class GuardedH11Protocol(H11Protocol):
         self._idle_since = time.monotonic()
         self._request_since: float | None = None
         self._guard: asyncio.TimerHandle | None = None
-        if len(self.connections) > self.max_connections:
+        self._head = bytearray()
+        if len(self.connections) > self.max_connections and not self._reclaim_idle():
             GuardedH11Protocol.refused += 1
             self._warn("refused a connection: %d open, the limit is %d")
             transport.abort()
             return
         self._guard = self.loop.call_later(CHECK_EVERY_S, self._check)
+
+    def _busy(self) -> bool:
+        cycle: Any = self.cycle
+        return cycle is not None and not cycle.response_complete
+
+    def _reclaim_idle(self) -> bool:
+        """Close the connection idle the longest (not this one) to make room; False if
+        every other connection has a request in progress."""
+        oldest: GuardedH11Protocol | None = None
+        for other in self.connections:
+            if other is self or not isinstance(other, GuardedH11Protocol):
+                continue
+            if other._busy() or other.transport is None or other.transport.is_closing():
+                continue
+            if oldest is None or other._idle_since < oldest._idle_since:
+                oldest = other
+        if oldest is None:
+            return False
+        GuardedH11Protocol.reclaimed += 1
+        oldest.transport.abort()
+        self.connections.discard(oldest)  # its connection_lost comes later
+        return True
+
+    def data_received(self, data: bytes) -> None:
+        if self._head_too_large(data):
+            return
+        super().data_received(data)
+
+    def _head_too_large(self, data: bytes) -> bool:
+        """Count the bytes of a request head still arriving; past the limit, answer 431
+        and close (True)."""
+        if self._busy() or self.conn.their_state not in (h11.IDLE, h11.DONE):
+            self._head.clear()
+            return False
+        start = len(self._head)
+        self._head += data[: MAX_HEADER_BYTES + 4 - start] if start < MAX_HEADER_BYTES else b""
+        end = self._head.find(b"\r\n\r\n", max(0, start - 3))
+        size = len(self._head) if end < 0 else end + 4
+        if end >= 0:
+            self._head.clear()
+        if size <= MAX_HEADER_BYTES:
+            return False
+        GuardedH11Protocol.heads_refused += 1
+        self.transport.write(_HEAD_TOO_LARGE)
+        self.transport.close()
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         if getattr(self, "_guard", None) is not None:

@@ -17,6 +17,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from server.client_caps import CapLimits, ClientCaps
 from server.client_key import ClientKeyMiddleware
 from server.http_security import (
     MAX_REQUEST_BODY_BYTES,
@@ -82,6 +83,7 @@ def configure_logging(level: str) -> None:
 
 
 def run_stdio(server: MCPServer) -> None:
+    sys.setswitchinterval(SWITCH_INTERVAL_S)  # as over HTTP: see its comment
     anyio.run(server.run_stdio_async)
 
 
@@ -122,7 +124,12 @@ def build_http_app(server: MCPServer, options: HttpOptions) -> ASGIApp:
         message_path=SSE_MESSAGE_PATH if sse else None,
         max_bodies_in_flight=max_bodies_in_flight_from_env(),
     )
-    app = ClientKeyMiddleware(app)  # fair admission between connections and sessions
+    from server.connection_guard import GuardedH11Protocol
+
+    stream_paths = frozenset({SSE_PATH if sse else STREAMABLE_HTTP_PATH})
+    limits = CapLimits.for_connections(GuardedH11Protocol.max_connections)
+    app = ClientCaps(app, limits, stream_paths)  # requests and streams per client
+    app = ClientKeyMiddleware(app)  # names the client: its address (or its token, below)
     if options.token:
         app = BearerTokenMiddleware(app, options.token)
     return app
@@ -200,17 +207,6 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
     import uvicorn
 
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-
-    app = build_http_app(server, options)
-    path = STREAMABLE_HTTP_PATH if options.transport == "streamable-http" else SSE_PATH
-    log.info(
-        "serving MCP over %s on http://%s:%d%s (token %s)",
-        options.transport,
-        options.host,
-        options.port,
-        path,
-        "required" if options.token else "not configured",
-    )
     from server.connection_guard import (
         MAX_HEADER_BYTES,
         GuardedH11Protocol,
@@ -222,7 +218,16 @@ def run_http(server: MCPServer, options: HttpOptions) -> None:
     lowered = fit_connection_cap_to_descriptors()
     if lowered is not None:
         log.warning("connection cap lowered to %d to fit the descriptor limit (ulimit -n)", lowered)
-
+    app = build_http_app(server, options)  # per-client caps follow the connection cap
+    path = STREAMABLE_HTTP_PATH if options.transport == "streamable-http" else SSE_PATH
+    log.info(
+        "serving MCP over %s on http://%s:%d%s (token %s)",
+        options.transport,
+        options.host,
+        options.port,
+        path,
+        "required" if options.token else "not configured",
+    )
     logging.getLogger("asyncio").addFilter(_RateLimitedAcceptErrors())
     for name in ("mcp.server.streamable_http", "mcp.server.sse"):
         logging.getLogger(name).addFilter(_NoClientDisconnectTraceback())

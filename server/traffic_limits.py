@@ -6,9 +6,11 @@ requests with an 8 MiB id reached 2 GiB). This ASGI layer counts, per SSE sessio
 requests posted whose answers have not yet been written to its stream (*outstanding*),
 and refuses a new message with **429** and a JSON error naming the limit when the
 session has :data:`MAX_OUTSTANDING_PER_SESSION` of them or
-:data:`MAX_OUTSTANDING_BYTES_PER_SESSION` of request bytes behind them; over every
-session together, past :data:`MAX_OUTSTANDING_TOTAL` messages or
-:data:`MAX_OUTSTANDING_BYTES_TOTAL` bytes, with **503**. Reading the stream frees them.
+:data:`MAX_OUTSTANDING_BYTES_PER_SESSION` of request bytes behind them (each answer
+counts :data:`ANSWER_BASE_BYTES` more), or its client (address or token, over all its
+sessions) :data:`MAX_OUTSTANDING_BYTES_PER_CLIENT`; over every session together, past
+:data:`MAX_OUTSTANDING_TOTAL` messages or :data:`MAX_OUTSTANDING_BYTES_TOTAL` bytes,
+with **503**. Reading the stream frees them.
 
 Every request with a body (both transports) also counts against
 :data:`max_bodies_in_flight` bytes from its start to its response, reserved from its
@@ -24,17 +26,27 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
+from prover.run.admission import current_client
 from server.http_security import ASGIApp, Message, Receive, Scope, Send, _send_json
 
 log = logging.getLogger(__name__)
 
 MAX_OUTSTANDING_PER_SESSION = 64
-MAX_OUTSTANDING_BYTES_PER_SESSION = 32 * 1024 * 1024
+#: Request bytes behind unread answers. An answer held for a session that does not read
+#: costs about 2.3 times its request in memory (the id is echoed, and the answer exists
+#: as objects, JSON and SSE text): with 32 MiB per session and 256 MiB in all, 24
+#: sessions posting 8 MiB ids peaked at 732 MiB (issue 24). The bounds below, and a
+#: client's (its address or token) over all its sessions, keep it near 300 MiB.
+MAX_OUTSTANDING_BYTES_PER_SESSION = 16 * 1024 * 1024
+MAX_OUTSTANDING_BYTES_PER_CLIENT = 32 * 1024 * 1024
 MAX_OUTSTANDING_TOTAL = 1024
-MAX_OUTSTANDING_BYTES_TOTAL = 256 * 1024 * 1024
+MAX_OUTSTANDING_BYTES_TOTAL = 64 * 1024 * 1024
+#: What an answer counts besides its request's bytes: the largest answer that does not
+#: grow with its request (``resources/read`` of the schema, about 22 KB) and its copies.
+ANSWER_BASE_BYTES = 64 * 1024
 DEFAULT_MAX_BODIES_IN_FLIGHT = 192 * 1024 * 1024
 MAX_BODIES_IN_FLIGHT_ENV = "POLICY_PROVER_MAX_BODIES_IN_FLIGHT_MB"
 
@@ -45,6 +57,7 @@ _REQUEST_ID = b'"id"'
 
 @dataclass
 class _Session:
+    client: Hashable | None = None
     outstanding: int = 0
     outstanding_bytes: int = 0
     alive: bool = True  # False once its stream ended and its counts left the totals
@@ -69,6 +82,7 @@ class TrafficLimits:
         self.sessions: dict[str, _Session] = {}
         self.outstanding = 0
         self.outstanding_bytes = 0
+        self.client_bytes: dict[Hashable | None, int] = {}
         self.refused = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -90,9 +104,10 @@ class TrafficLimits:
     async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         session_id: str | None = None
         status = 0
+        written = 0  # answers in the last chunk written: maybe still in a buffer
 
         async def counting_send(message: Message) -> None:
-            nonlocal session_id, status
+            nonlocal session_id, status, written
             if message["type"] == "http.response.start":
                 status = int(message.get("status", 0))
             await send(message)
@@ -103,11 +118,15 @@ class TrafficLimits:
                 found = _SESSION_ID.search(body)
                 if found:
                     session_id = found.group(1).decode()
-                    self.sessions[session_id] = _Session()
+                    self.sessions[session_id] = _Session(client=current_client.get())
                 return
-            delivered = body.count(_MESSAGE_EVENT)
-            if delivered:
-                self._delivered(session_id, delivered)
+            # The server's send waits for the connection's write buffer to drain before
+            # it writes, so a chunk is out of this process once the next send returns;
+            # until then it still holds memory (an 8 MiB answer per stream went
+            # uncounted). The SSE pings every 15 s are such next sends.
+            if written:
+                self._delivered(session_id, written)
+            written = body.count(_MESSAGE_EVENT)
 
         try:
             await self.app(scope, receive, counting_send)
@@ -120,6 +139,17 @@ class TrafficLimits:
             if session_id is not None:
                 self._forget(session_id)
 
+    def _owe(self, session: _Session, size: int) -> None:
+        """Add ``size`` bytes (negative: free them) to the session, its client and the
+        total."""
+        session.outstanding_bytes += size
+        self.outstanding_bytes += size
+        left = self.client_bytes.get(session.client, 0) + size
+        if left > 0:
+            self.client_bytes[session.client] = left
+        else:
+            self.client_bytes.pop(session.client, None)
+
     def _delivered(self, session_id: str, count: int) -> None:
         session = self.sessions.get(session_id)
         if session is None or session.outstanding == 0:
@@ -127,25 +157,22 @@ class TrafficLimits:
         count = min(count, session.outstanding)
         freed = session.outstanding_bytes * count // session.outstanding
         session.outstanding -= count
-        session.outstanding_bytes -= freed
         self.outstanding -= count
-        self.outstanding_bytes -= freed
+        self._owe(session, -freed)
 
     def _undo(self, session: _Session, size: int) -> None:
         if not session.alive or session.outstanding == 0:
             return
         session.outstanding -= 1
         self.outstanding -= 1
-        freed = min(size, session.outstanding_bytes)
-        session.outstanding_bytes -= freed
-        self.outstanding_bytes -= freed
+        self._owe(session, -min(size, session.outstanding_bytes))
 
     def _forget(self, session_id: str) -> None:
         session = self.sessions.pop(session_id, None)
         if session is not None:
-            session.alive = False
             self.outstanding -= session.outstanding
-            self.outstanding_bytes -= session.outstanding_bytes
+            self._owe(session, -session.outstanding_bytes)
+            session.alive = False
 
     # -- messages posted to a session ------------------------------------------------
     async def _message(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -173,6 +200,17 @@ class TrafficLimits:
                 f"this SSE session has {session.outstanding_bytes} bytes of requests whose "
                 "answers it has not read from its stream (the limit is "
                 f"{MAX_OUTSTANDING_BYTES_PER_SESSION}); read the event stream first",
+            )
+            return
+        owed_by_client = self.client_bytes.get(session.client, 0)
+        if owed_by_client >= MAX_OUTSTANDING_BYTES_PER_CLIENT:
+            await self._refuse(
+                send,
+                429,
+                "too_many_unread_bytes",
+                f"this client's SSE sessions have {owed_by_client} bytes of requests whose "
+                "answers they have not read (the limit is "
+                f"{MAX_OUTSTANDING_BYTES_PER_CLIENT}); read the event streams first",
             )
             return
         if (
@@ -236,8 +274,7 @@ class TrafficLimits:
                     and session.alive
                     and not message.get("more_body", False)
                 ):
-                    session.outstanding_bytes += received
-                    self.outstanding_bytes += received
+                    self._owe(session, received + ANSWER_BASE_BYTES)
             return message
 
         status = 0
@@ -254,7 +291,7 @@ class TrafficLimits:
             self.bodies_in_flight -= max(reserved, received)
             if session is not None and counted and status != 202:
                 # Not accepted (unparsable, refused): no answer will come on the stream.
-                self._undo(session, received)
+                self._undo(session, received + ANSWER_BASE_BYTES)
 
     async def _refuse(self, send: Send, status: int, error: str, detail: str) -> None:
         self.refused += 1

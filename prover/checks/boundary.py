@@ -120,7 +120,9 @@ def check_models(
     if _same_but_names(candidate, boundary):
         return deferred[0] if deferred else CheckOutcome.within(decided_by="equality")
 
-    fs_outcome = check_filesystem(candidate.filesystem, boundary.filesystem, evidence)
+    fs_outcome = check_filesystem(
+        candidate.filesystem, boundary.filesystem, evidence, budget.checkpoint
+    )
     if fs_outcome is not None:
         if fs_outcome.verdict is Verdict.EXCEEDS:
             return fs_outcome

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from prover.policy.model import Filesystem
@@ -11,8 +12,10 @@ if TYPE_CHECKING:
     from prover.environment.evidence import Evidence
 
 
-def _covered(path: str, allowed: tuple[str, ...] | list[str]) -> bool:
-    return any(entry == "/" or entry == path for entry in allowed)
+def _covered(path: str, allowed: Collection[str]) -> bool:
+    # A set where it is called per path: 9,000 paths against 9,000 entries compared
+    # every pair (2.4 s at a 200 ms deadline, issue 24).
+    return "/" in allowed or path in allowed
 
 
 def workdir_problem(candidate: Filesystem, boundary: Filesystem) -> str | None:
@@ -21,8 +24,9 @@ def workdir_problem(candidate: Filesystem, boundary: Filesystem) -> str | None:
         if "/" not in boundary.read_write:
             return "candidate filesystem authority depends on an unresolved image workdir"
     if boundary.include_workdir:
-        reads = (*boundary.read_only, *boundary.read_write)
-        if any(not _covered(p, boundary.read_write) for p in candidate.read_write) or any(
+        writes = frozenset(boundary.read_write)
+        reads = writes.union(boundary.read_only)
+        if any(not _covered(p, writes) for p in candidate.read_write) or any(
             not _covered(p, reads) for p in candidate.read_only
         ):
             return "boundary filesystem authority depends on an unresolved image workdir"
@@ -30,7 +34,10 @@ def workdir_problem(candidate: Filesystem, boundary: Filesystem) -> str | None:
 
 
 def check_filesystem(
-    candidate: Filesystem, boundary: Filesystem, evidence: Evidence | None = None
+    candidate: Filesystem,
+    boundary: Filesystem,
+    evidence: Evidence | None = None,
+    checkpoint: Callable[[], None] | None = None,
 ) -> CheckOutcome | None:
     """An exceed (returned at once), a deferred unsupported outcome, or None.
 
@@ -38,11 +45,12 @@ def check_filesystem(
     write set non-empty, so an uncovered path is unresolved rather than an exceed.
     With ``evidence``, a path that resolves beneath a resolved boundary entry is covered
     (Landlock grants the hierarchy beneath a directory), and one that every boundary
-    entry provably does not contain is an exceed.
+    entry provably does not contain is an exceed. ``checkpoint`` (the budget's) is
+    called for each path resolved with evidence: each compares it with every entry.
     """
-    writes: list[str] = list(boundary.read_write)
+    writes = tuple(boundary.read_write)  # tuples: evidence lookups index them once
     write_set_empty = not writes and not boundary.include_workdir
-    reads = [*boundary.read_only, *writes]
+    reads = (*boundary.read_only, *writes)
     read_set_empty = not reads and not boundary.include_workdir
     unresolved: CheckOutcome | None = None
     checks = (
@@ -50,10 +58,13 @@ def check_filesystem(
         ("read", candidate.read_only, reads, read_set_empty),
     )
     for access, paths, allowed, allowed_empty in checks:
+        exact = frozenset(allowed)
         for path in paths:
-            if _covered(path, allowed):
+            if _covered(path, exact):
                 continue
             if not allowed_empty and evidence is not None:
+                if checkpoint is not None:
+                    checkpoint()
                 from prover.environment.apply import path_covered
 
                 decided = path_covered(path, allowed, boundary.include_workdir, evidence)
@@ -81,7 +92,7 @@ def check_filesystem(
     return unresolved
 
 
-def _replays(path: str, allowed: list[str], evidence: Evidence) -> bool:
+def _replays(path: str, allowed: tuple[str, ...], evidence: Evidence) -> bool:
     """The concrete replay of an evidence-based exceed: the candidate's own entry grants
     ``path`` and the boundary's entries surely do not."""
     from prover.concrete.filesystem import resolved_access

@@ -19,7 +19,10 @@ from prover.policy.model import FilesystemAction, Policy
 
 
 def path_is_covered(path: str, entries: Iterable[str]) -> bool:
-    """Some entry is ``/`` or equals ``path`` exactly."""
+    """Some entry is ``/`` or equals ``path`` exactly (two lookups when ``entries`` is a
+    set: callers checking many paths pass one)."""
+    if isinstance(entries, set | frozenset):
+        return "/" in entries or path in entries
     return any(entry == "/" or entry == path for entry in entries)
 
 

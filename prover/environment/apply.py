@@ -8,6 +8,7 @@ recorded on the :class:`~prover.environment.evidence.Evidence`.
 from __future__ import annotations
 
 from dataclasses import replace
+from weakref import WeakKeyDictionary
 
 from prover.environment.evidence import Evidence
 from prover.environment.identity import contains
@@ -75,22 +76,68 @@ def path_covered(
     resolved = evidence.resolve_path(path)
     if resolved is None:
         return None
-    silent = unknown_entry
-    for entry in allowed:
-        target = evidence.resolve_path(entry)
-        if target is None:
-            silent = True
-            continue
-        if is_beneath(resolved, target):
+    if type(allowed) is tuple and len(allowed) > _INDEX_FROM:
+        first, unresolved = _entry_index(allowed, evidence)
+        # The first entry (in order) whose target is an ancestor of ``resolved``: what
+        # the loop below finds, in a lookup per ancestor rather than a comparison per
+        # entry (9,000 paths against 9,000 entries compared 81 million pairs).
+        found = min((first[a] for a in _ancestors(resolved) if a in first), default=None)
+        if found is not None:
             evidence.rely_on_path(path)
-            evidence.rely_on_path(entry)
+            evidence.rely_on_path(allowed[found])
             return True
+        silent = unknown_entry or unresolved
+    else:
+        silent = unknown_entry
+        for entry in allowed:
+            target = evidence.resolve_path(entry)
+            if target is None:
+                silent = True
+                continue
+            if is_beneath(resolved, target):
+                evidence.rely_on_path(path)
+                evidence.rely_on_path(entry)
+                return True
     if silent:
         return None
     evidence.rely_on_path(path)
     for entry in allowed:
         evidence.rely_on_path(entry)
     return False
+
+
+#: Entry lists longer than this are indexed once per check (see ``path_covered``).
+_INDEX_FROM = 16
+_INDEXES: WeakKeyDictionary[Evidence, tuple[tuple[str, ...], dict[str, int], bool]] = (
+    WeakKeyDictionary()
+)
+
+
+def _entry_index(allowed: tuple[str, ...], evidence: Evidence) -> tuple[dict[str, int], bool]:
+    """Each resolved target of ``allowed`` with the index of its first entry, and whether
+    some entry does not resolve; kept for the last tuple indexed for ``evidence``."""
+    kept = _INDEXES.get(evidence)
+    if kept is not None and kept[0] is allowed:
+        return kept[1], kept[2]
+    first: dict[str, int] = {}
+    unresolved = False
+    for index, entry in enumerate(allowed):
+        target = evidence.resolve_path(entry)
+        if target is None:
+            unresolved = True
+        else:
+            first.setdefault(target, index)
+    _INDEXES[evidence] = (allowed, first, unresolved)
+    return first, unresolved
+
+
+def _ancestors(path: str) -> list[str]:
+    """``path`` and each of its ancestors up to ``/`` (``path`` canonical, absolute)."""
+    result = [path]
+    while path != "/":
+        path = path.rsplit("/", 1)[0] or "/"
+        result.append(path)
+    return result
 
 
 def binary_is_itself(path: str, evidence: Evidence) -> bool:

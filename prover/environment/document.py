@@ -24,6 +24,7 @@ and names the physical location: none of its ancestors is a symlink.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
@@ -119,7 +120,13 @@ class Environment:
     primary_gids: dict[str, int] = field(default_factory=dict)
 
 
-def _semantic_problem(doc: _Document) -> tuple[str, str] | None:
+#: Entries checked between two calls of the reader's checkpoint.
+CHECKPOINT_EVERY = 512
+
+
+def _semantic_problem(
+    doc: _Document, checkpoint: Callable[[], None] | None = None
+) -> tuple[str, str] | None:
     """The first (message, field) problem pydantic's types cannot express."""
     if doc.workdir is not None:
         problem = path_problem(doc.workdir)
@@ -129,7 +136,9 @@ def _semantic_problem(doc: _Document) -> tuple[str, str] | None:
         value = getattr(doc, key)
         if value is not None and ("\x00" in value or ":" in value):
             return f"field '{key}' must be a name or a decimal id (got {value!r})", key
-    for link, target in doc.symlinks.items():
+    for index, (link, target) in enumerate(doc.symlinks.items()):
+        if checkpoint is not None and index % CHECKPOINT_EVERY == 0:
+            checkpoint()
         problem = path_problem(link)
         if problem or link == "/":
             why = problem or "must not be '/'"
@@ -141,6 +150,8 @@ def _semantic_problem(doc: _Document) -> tuple[str, str] | None:
         if problem:
             return f"field 'paths_exist' key {problem} (got {path!r})", f"paths_exist.{path}"
     for index, path in enumerate(doc.symlinks_complete_beneath):
+        if checkpoint is not None and index % CHECKPOINT_EVERY == 0:
+            checkpoint()
         problem = path_problem(path)
         if problem:
             where = f"symlinks_complete_beneath[{index}]"
@@ -152,12 +163,18 @@ def _decode(text: str | bytes) -> bytes:
     return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
 
 
-def load_environment(text: str | bytes) -> Environment:
-    """Read an environment document; every problem is an ``EnvironmentLoadError``."""
+def load_environment(
+    text: str | bytes, checkpoint: Callable[[], None] | None = None
+) -> Environment:
+    """Read an environment document; every problem is an ``EnvironmentLoadError``.
+
+    ``checkpoint`` (a check's budget) is called while reading and checking it, as for
+    policies: a document of 10,000 symlinks takes a few hundred milliseconds to read.
+    """
     from prover.policy.reader import read_policy_data
 
     try:
-        data = read_policy_data(text)
+        data = read_policy_data(text, checkpoint)
     except PolicyLoadError as exc:
         message = str(exc).replace("policy", "environment document")
         raise EnvironmentLoadError(f"invalid environment: {message}", exc.path) from None
@@ -167,7 +184,9 @@ def load_environment(text: str | bytes) -> Environment:
         message, path = describe_errors(error.errors(include_url=False))
         message = message.replace("authored policy", "environment document")
         raise EnvironmentLoadError(f"invalid environment: {message}", path) from None
-    problem = _semantic_problem(doc)
+    if checkpoint is not None:
+        checkpoint()
+    problem = _semantic_problem(doc, checkpoint)
     if problem is not None:
         raise EnvironmentLoadError(f"invalid environment: {problem[0]}", problem[1])
     return Environment(

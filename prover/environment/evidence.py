@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prover.environment.document import Environment
 from prover.environment.identity import Resolved, resolve_identity
-from prover.environment.paths import PathResolver, is_beneath
+from prover.environment.paths import PathResolver
 
 MAX_ASSUMPTIONS = 64
 
@@ -65,7 +65,6 @@ class Evidence:
         if resolved is not None:
             # the narrowest complete path at or above each path walked
             for walked in (path, resolved, *used):
-                roots = [r for r in self.env.complete_beneath if is_beneath(walked, r)]
-                if roots:
-                    narrowest = max(roots, key=len)
+                narrowest = self.paths.narrowest_complete(walked)
+                if narrowest is not None:
                     self.rely(f"no unlisted symlinks at or beneath {narrowest}")

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 
-from prover.policy.fspath import is_beneath
-
 MAX_HOPS = 40
 
 
@@ -41,13 +39,30 @@ class PathResolver:
             while path != "/":
                 path = _parent(path)
                 self._on_the_way.add(path)
+        self._complete_set = frozenset(self._complete)
         self._cache: dict[str, tuple[str | None, tuple[str, ...]]] = {}
 
     def known(self, path: str) -> bool:
         """Whether the evidence says which symlinks exist at ``path``."""
         if path == "/" or path in self._on_the_way:
             return True
-        return any(is_beneath(path, root) for root in self._complete)
+        return self.narrowest_complete(path) is not None
+
+    def narrowest_complete(self, path: str) -> str | None:
+        """The deepest ``symlinks_complete_beneath`` entry at or above ``path``, or None.
+
+        Walks ``path``'s ancestors (a set lookup each) rather than comparing it with
+        every entry: with 10,000 entries that comparison made a check seconds late.
+        """
+        if not path.startswith("/"):
+            return None
+        probe = path
+        while True:
+            if probe in self._complete_set:
+                return probe
+            if probe == "/":
+                return None
+            probe = _parent(probe)
 
     def resolve(self, path: str) -> tuple[str | None, tuple[str, ...]]:
         """The resolved path (``None`` when unknown or looping) and the links followed."""
@@ -65,12 +80,15 @@ class PathResolver:
         done = "/"
         used: list[str] = []
         hops = 0
+        # ``done`` lies at or beneath a complete entry: so does every child of it.
+        inside = "/" in self._complete_set
         while queue:
             name = queue.popleft()
             if name == ".":
                 continue
             if name == "..":
                 done = _parent(done)
+                inside = self.narrowest_complete(done) is not None
                 continue
             nxt = _join(done, name)
             target = self._symlinks.get(nxt)
@@ -81,9 +99,14 @@ class PathResolver:
                 used.append(nxt)
                 if target.startswith("/"):
                     done = "/"
+                inside = self.narrowest_complete(done) is not None
                 queue.extendleft(reversed([c for c in target.split("/") if c]))
                 continue
-            if not self.known(nxt):
-                return None, tuple(used)
+            if not inside:
+                # No entry at or above ``done``: only ``nxt`` itself can be one.
+                if nxt in self._complete_set:
+                    inside = True
+                elif nxt not in self._on_the_way:
+                    return None, tuple(used)
             done = nxt
         return done, tuple(dict.fromkeys(used))

@@ -10,6 +10,7 @@ A fix is offered (``fixed_candidate``, ``fix_verified``) only when both checks s
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from prover.api import sha256_hex
@@ -145,26 +146,28 @@ def explain(
     if max_violations < 1:
         raise ValueError("max_violations must be at least 1")
     wanted = read_needs(needs)
+    budget = budget or Budget(timeout_ms)
     session = Session(
         boundary,
-        budget or Budget(timeout_ms),
+        budget,
         reference_semantics,
-        environment=_environment(environment),
+        environment=_environment(environment, budget.checkpoint),
     )
     with reading_under(session.budget.checkpoint):
         return _explain(session, candidate, boundary, result, max_violations, wanted)
 
 
 def _environment(
-    text: str | bytes | Environment | None,
+    text: str | bytes | Environment | None, checkpoint: Callable[[], None]
 ) -> str | bytes | Environment | None:
     """The evidence read once for every check of the explanation; a text that does not
-    read is passed on as it is, so that the first check reports the error."""
+    read (or not before the deadline) is passed on as it is, so that the first check
+    reports the error (or stops)."""
     if text is None or isinstance(text, Environment):
         return text
     try:
-        return load_environment(text)
-    except EnvironmentLoadError:
+        return load_environment(text, checkpoint)
+    except (EnvironmentLoadError, BudgetExhausted):
         return text
 
 

@@ -132,8 +132,8 @@ def inside_units(policy: Policy, boundary: Policy, cache: InsideCache) -> int:
     with at least that access. Deny rules, addresses and endpoint overlaps are ignored:
     a measure to rank fix options by, never a verdict (every fix is proved)."""
     network = sum(_rule_inside(rule, boundary, cache) for rule in policy.rules)
-    readable = readable_paths(boundary)
-    writable = boundary.filesystem.read_write
+    readable = frozenset(readable_paths(boundary))  # sets: paths x entries was quadratic
+    writable = frozenset(boundary.filesystem.read_write)
     fs = policy.filesystem
     files = sum(path_is_covered(p, readable) for p in fs.read_only) + sum(
         path_is_covered(p, readable) + path_is_covered(p, writable) for p in fs.read_write

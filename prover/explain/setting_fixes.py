@@ -53,7 +53,7 @@ def _filesystem_edits(
     data: Data = tree_copy(doc.data)
     edits: list[Edit] = []
     moved = False
-    readable = readable_paths(boundary)
+    readable = frozenset(readable_paths(boundary))
     ordered = sorted(grants, key=lambda g: (g.fs_list or "", -(g.fs_index or 0)))
     for grant in ordered:
         assert grant.fs_list is not None and grant.fs_index is not None

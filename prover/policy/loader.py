@@ -186,8 +186,14 @@ def load_policy_pair(
             continue
         try:
             item = policy_data(text, checkpoint, reference=reference)
+            # Between stages too: at the size limits each takes tens of milliseconds
+            # (18,000 paths: some 100 ms to normalise) without looking at the deadline.
+            if checkpoint is not None:
+                checkpoint()
             policy: AuthoredPolicy | PolicyRecord | None = fast_policy(item)
             if policy is None:
+                if checkpoint is not None:
+                    checkpoint()
                 policy = validate_policy(item, mainline=not reference)
             if not reference:
                 refuse(item, checkpoint)

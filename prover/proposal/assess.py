@@ -168,7 +168,7 @@ def assess_proposal(
     binaries = load_registry(registry, tick)
     proposed = parse_proposal(proposal, tick)
     current_data = _both_read(current, boundary, tick)
-    evidence = _environment(environment)
+    evidence = _environment(environment, tick)
     tick()
     receipt: dict[str, Any] = {
         "current_sha256": sha256_of(current),
@@ -263,11 +263,11 @@ def _both_read(
     return current_data
 
 
-def _environment(text: str | bytes | None) -> Environment | None:
+def _environment(text: str | bytes | None, tick: Callable[[], None]) -> Environment | None:
     if text is None:
         return None
     try:
-        return load_environment(text)
+        return load_environment(text, tick)
     except EnvironmentLoadError as exc:
         detail = exc.message.removeprefix("invalid environment: ")
         raise EnvironmentLoadError(f"environment document is invalid: {detail}", exc.path) from None

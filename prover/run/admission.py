@@ -9,6 +9,9 @@ Two rules make one client unable to starve the others:
 - a named client holds at most its *share* of the slots at once, even when others are
   free: one client flooding slow checks leaves the rest of the pool to everyone else,
   so their quick checks are admitted at once instead of after the flood's deadlines;
+  where a *reserve* is set, a client may hold more than its share, but only from the
+  spare: it never takes a slot that would leave ``reserve`` or fewer free (so a client
+  alone on a pool of 32 with a reserve of 16 uses 16, and newcomers find 16 free);
 - when a slot frees, it goes to a waiter of the client that holds the fewest slots
   (first come, first served among equals), not to whoever queued first.
 
@@ -41,14 +44,21 @@ def default_share(capacity: int) -> int:
     return max(1, capacity // 4)
 
 
+def default_reserve(capacity: int) -> int:
+    """The admissions a client beyond its share leaves free: half of them."""
+    return capacity // 2
+
+
 class ShareBook:
     """Who holds how many slots, and which waiter is next (no locking, no waiting)."""
 
-    def __init__(self, capacity: int, share: int | None = None) -> None:
+    def __init__(self, capacity: int, share: int | None = None, reserve: int | None = None) -> None:
         if capacity < 1:
             raise ValueError("capacity must be at least 1")
         self.capacity = capacity
         self.share = share if share is not None else default_share(capacity)
+        #: Slots a client beyond its share must leave free (None: no going beyond it).
+        self.reserve = reserve
         self.in_use = 0
         self.held: dict[Hashable | None, int] = {}
         # When each recent client was last given a slot (a bounded memory, oldest out).
@@ -59,7 +69,9 @@ class ShareBook:
         """Whether ``client`` may take a slot now (capacity and its share allowing)."""
         if self.in_use >= self.capacity:
             return False
-        return client is None or self.held.get(client, 0) < self.share
+        if client is None or self.held.get(client, 0) < self.share:
+            return True
+        return self.reserve is not None and self.capacity - self.in_use > self.reserve
 
     def take(self, client: Hashable | None) -> None:
         self.in_use += 1
@@ -117,8 +129,8 @@ class _Waiter:
 class FairSlots:
     """Async slots with per-client shares; waiting is cancellable (use a deadline)."""
 
-    def __init__(self, capacity: int, share: int | None = None) -> None:
-        self._book = ShareBook(capacity, share)
+    def __init__(self, capacity: int, share: int | None = None, reserve: int | None = None) -> None:
+        self._book = ShareBook(capacity, share, reserve)
         self._waiters: list[_Waiter] = []
         self._arrivals = itertools.count()
 
@@ -141,12 +153,16 @@ class FairSlots:
     def waiting(self) -> int:
         return len(self._waiters)
 
-    def set_capacity(self, capacity: int, share: int | None = None) -> None:
-        """Change the pool (and the share, by default a quarter); holders keep theirs."""
+    def set_capacity(
+        self, capacity: int, share: int | None = None, reserve: int | None = None
+    ) -> None:
+        """Change the pool (and the share, by default a quarter, and the reserve, by
+        default none); holders keep theirs."""
         if capacity < 1:
             raise ValueError("capacity must be at least 1")
         self._book.capacity = capacity
         self._book.share = share if share is not None else default_share(capacity)
+        self._book.reserve = reserve
         self._grant()
 
     async def acquire(self, client: Hashable | None) -> None:
@@ -169,6 +185,11 @@ class FairSlots:
         self._book.give_back(client)
         self._grant()
 
+    def give_back_quietly(self, client: Hashable | None) -> None:
+        """Release without granting: for a worker whose event loop has ended, so that
+        no waiter's event is set from a foreign thread (the next release grants)."""
+        self._book.give_back(client)
+
     def _grant(self) -> None:
         while self._waiters:
             arrival = self._book.next_waiter((w.arrival, w.client) for w in self._waiters)
@@ -181,4 +202,4 @@ class FairSlots:
             chosen.event.set()
 
 
-__all__ = ["FairSlots", "ShareBook", "current_client", "default_share"]
+__all__ = ["FairSlots", "ShareBook", "current_client", "default_reserve", "default_share"]

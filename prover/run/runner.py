@@ -15,9 +15,10 @@ plain Python, so admitting many at once lets them finish in proportion to their 
 (the interpreter is shared) instead of queueing behind another client's long solve.
 
 Both admissions are shared fairly between clients (:mod:`prover.run.admission`): a client
-named by :data:`~prover.run.admission.current_client` holds at most a quarter of the checks
-admitted at once (and half of the large ones), and a freed slot goes to the waiting
-client that holds the fewest. The client travels with the budget to the solver slots.
+named by :data:`~prover.run.admission.current_client` holds a quarter of the checks
+admitted at once, and up to half while the other half stays free (and half of the large
+ones), and a freed slot goes to the waiting client that holds the fewest. The client
+travels with the budget to the solver slots.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 
 from prover.api import BoundaryCheck, check_boundary, sha256_hex, z3_version
 from prover.results import CheckOutcome, Receipt
-from prover.run.admission import FairSlots, current_client, default_share
+from prover.run.admission import FairSlots, current_client, default_reserve, default_share
 from prover.run.budget import DEFAULT_TIMEOUT_MS, Budget, BudgetExhausted
 
 T = TypeVar("T")
@@ -54,6 +57,25 @@ WATCHDOG_GRACE_S = 0.01
 WATCHDOG_REPEAT_S = 0.02
 #: A call still running after this long starts its ``while_slow`` task.
 SLOW_AFTER_S = 0.5
+#: How long after its deadline a call whose work has not stopped is answered anyway
+#: (``inconclusive``/``solver_timeout``); the work keeps its slots until it stops.
+BACKSTOP_S = 0.06
+#: Calls answered by the backstop since the process started (a stage that missed its
+#: checkpoints: each is a bug to find).
+abandoned_calls = 0
+
+
+def _note_abandoned() -> None:
+    global abandoned_calls
+    abandoned_calls += 1
+    import logging
+
+    logging.getLogger(__name__).warning(
+        "a call's work ran %.0f ms past its deadline without stopping; answered without "
+        "it (%d so far)",
+        BACKSTOP_S * 1000,
+        abandoned_calls,
+    )
 
 
 def concurrency_limit() -> int:
@@ -62,21 +84,24 @@ def concurrency_limit() -> int:
 
 def set_concurrency_limit(limit: int, client_share: int | None = None) -> None:
     """Set how many checks may run at once in this process (default 32), and how many of
-    them one named client may hold (default: a quarter)."""
+    them one named client may hold (default: a quarter, and up to half while the other
+    half is free)."""
     global _limit
     if limit < 1:
         raise ValueError("concurrency limit must be at least 1")
     if client_share is not None and client_share < 1:
         raise ValueError("client share must be at least 1")
     _limit = limit
-    admission_slots().set_capacity(limit, client_share)
+    share = client_share if client_share is not None else default_share(limit)
+    admission_slots().set_capacity(limit, share, max(share, default_reserve(limit)))
 
 
 def admission_slots() -> FairSlots:
     """The process-wide admission of checks, shared fairly between clients."""
     global _admission
     if _admission is None:
-        _admission = FairSlots(_limit, default_share(_limit))
+        share = default_share(_limit)
+        _admission = FairSlots(_limit, share, max(share, default_reserve(_limit)))
     return _admission
 
 
@@ -122,15 +147,35 @@ async def run_in_worker(
     result: list[T] = []
     failure: list[BaseException] = []
     done = anyio.Event()
+    held: list[FairSlots] = []
+    token = anyio.lowlevel.current_token()
+
+    def finish() -> None:
+        # On the event loop: the slots go back when the work has really stopped, even
+        # if its caller was answered (and left) before that.
+        for pool in reversed(held):
+            pool.release(client)
+        held.clear()
+        done.set()
 
     def work() -> None:
         try:
             result.append(func(budget))
         except BaseException as exc:  # kept as a value: no ExceptionGroup wrapping
             failure.append(exc)
+        finally:
+            try:
+                anyio.from_thread.run_sync(finish, token=token)
+            except Exception:
+                # The caller's event loop has ended (shutdown, or a test's loop): give
+                # the slots back without waking waiters, which belong to no live loop;
+                # the next acquire or release grants them.
+                for pool in reversed(held):
+                    pool.give_back_quietly(client)
+                held.clear()
 
     async def worker() -> None:
-        held: list[FairSlots] = []
+        started = False
         try:
             # Wait for admission only until the deadline: a call queued past it is
             # answered then (the caller turns BudgetExhausted into inconclusive) and its
@@ -142,19 +187,24 @@ async def run_in_worker(
             if len(held) < len(pools):
                 for pool in reversed(held):  # a large slot, held in vain
                     pool.release(client)
+                held.clear()
                 while not budget.expired and not budget.cancelled:
                     # The timer may fire a hair before the deadline; let it pass, so
                     # that the answer comes at the deadline, not a millisecond before.
                     await anyio.sleep(_seconds_left(budget))
                 failure.append(BudgetExhausted(cancelled=budget.cancelled))
                 return
-            try:
-                await anyio.to_thread.run_sync(work)
-            finally:
+            started = True
+            # Abandoned (not waited for) only when the caller gives up on it: past the
+            # backstop, or on cancellation once the work has stopped; ``finish`` frees
+            # the slots from the thread's end either way.
+            await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        finally:
+            if not started:
                 for pool in reversed(held):
                     pool.release(client)
-        finally:
-            done.set()
+                held.clear()
+                done.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker)
@@ -172,6 +222,15 @@ async def run_in_worker(
             with anyio.move_on_after(_seconds_left(budget) + WATCHDOG_GRACE_S):
                 await done.wait()
             while not done.is_set():
+                if time.monotonic() >= budget.deadline + BACKSTOP_S:
+                    # A stage that does not reach a checkpoint (a long import, a loop
+                    # without one): answer now, stop it at its next checkpoint, and
+                    # keep its slots until it has stopped.
+                    _note_abandoned()
+                    budget.cancel()
+                    failure[:] = [BudgetExhausted(cancelled=False)]
+                    tg.cancel_scope.cancel()
+                    break
                 budget.interrupt_solvers()
                 with anyio.move_on_after(WATCHDOG_REPEAT_S):
                     await done.wait()

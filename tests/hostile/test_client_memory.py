@@ -30,9 +30,12 @@ def sse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
         yield server
 
 
-def _open_stream(server: ServerProcess) -> tuple[socket.socket, str]:
-    """A GET /sse that reads its endpoint event and then never reads again."""
-    sock = socket.create_connection((HOST, server.port), timeout=HANG_GUARD_S)
+def _open_stream(server: ServerProcess, source: str = HOST) -> tuple[socket.socket, str]:
+    """A GET /sse (from loopback ``source``) that reads its endpoint event and then never
+    reads again."""
+    sock = socket.create_connection(
+        (HOST, server.port), timeout=HANG_GUARD_S, source_address=(source, 0)
+    )
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.sendall(f"GET /sse HTTP/1.1\r\nHost: {HOST}:{server.port}\r\n\r\n".encode())
     seen = b""

@@ -177,3 +177,186 @@ async def test_a_deeply_nested_result_text_is_read_as_unrecognised(
     prior = result.structured_content["analysis"]["prior_result"]
     assert prior["kind"] == "unrecognised"
     assert "nested too deeply" in prior["note"]
+
+
+# -- issue 24: the loops that did not look at the deadline ---------------------------
+
+
+class CountingPath(str):
+    """A path that counts the comparisons made with it (hashing stays ``str``'s)."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountingPath.compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_filesystem_lists_are_compared_in_linear_work() -> None:
+    """9,000 paths per side took 2.4 s at a 200 ms deadline: every candidate path was
+    compared with every boundary entry. Now each is one set lookup."""
+    from prover.checks.filesystem import check_filesystem, workdir_problem
+    from prover.policy.model import Filesystem
+
+    count = 600
+    CountingPath.compared = 0
+    candidate = Filesystem(
+        include_workdir=False,
+        read_only=tuple(CountingPath(f"/a/r{i}") for i in range(count)),
+        read_write=tuple(CountingPath(f"/a/w{i}") for i in range(count)),
+    )
+    boundary = Filesystem(
+        include_workdir=True,
+        read_only=tuple(CountingPath(f"/b/r{i}") for i in range(count)),
+        read_write=tuple(CountingPath(f"/b/w{i}") for i in range(count)),
+    )
+    outcome = check_filesystem(candidate, boundary)
+    assert outcome is not None and outcome.reason_code is not None
+    assert outcome.reason_code.value == "unresolved_filesystem_path"
+    assert workdir_problem(candidate, boundary) is not None
+    assert CountingPath.compared <= 4 * count  # all pairs: 2 x 600 x 1,200
+
+
+def _environment_document(symlinks: int, complete: int) -> str:
+    return json.dumps(
+        {
+            "version": 1,
+            "symlinks": {f"/l/d{i}/link": f"../d{i + 1}" for i in range(symlinks)},
+            "symlinks_complete_beneath": [f"/c/e{i}" for i in range(complete)] + ["/l"],
+        }
+    )
+
+
+def _fs_policy(paths: list[str]) -> str:
+    return "version: 1\nfilesystem_policy:\n  read_only:\n" + "".join(
+        f"    - {path}\n" for path in paths
+    )
+
+
+def test_paths_resolve_without_comparing_every_complete_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 10,000-entry environment document made a check 2.5-3 s late: each path
+    component and each fact recorded compared the path with every
+    ``symlinks_complete_beneath`` entry."""
+    from prover.environment import paths as environment_paths
+    from prover.environment.apply import path_covered
+
+    calls = 0
+    original = environment_paths.is_beneath
+
+    def counting(path: str, ancestor: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return original(path, ancestor)
+
+    monkeypatch.setattr(environment_paths, "is_beneath", counting)
+    monkeypatch.setattr("prover.environment.apply.is_beneath", counting)
+    assert path_covered  # the per-entry comparison that remains: policy against policy
+    size = 30
+    candidate = _fs_policy([f"/l/d{i}/link/x" for i in range(size)])
+    boundary = _fs_policy([f"/c/e{i}" for i in range(size)] + ["/l"])
+    result = check_boundary(
+        candidate, boundary, environment=_environment_document(10_000, 9_999), timeout_ms=60_000
+    )
+    assert result.outcome.verdict.value == "within_boundary"
+    assert result.receipt.assumptions
+    assert calls <= 2 * size * (size + 1)  # policy entries only, never the 10,000
+
+
+def test_each_path_resolved_with_evidence_reaches_a_checkpoint() -> None:
+    size = 200
+    candidate = _fs_policy([f"/l/d{i}/link/x" for i in range(size)])
+    boundary = _fs_policy([f"/c/e{i}" for i in range(size)] + ["/l"])
+    environment = _environment_document(size + 1, size)
+    budget = CountedBudget(allowed=10**9)
+    check_boundary(candidate, boundary, budget=budget, environment=environment)
+    total = budget.calls
+    assert total >= size  # one per candidate path at least
+    budget = CountedBudget(allowed=total - size // 2)  # runs out inside the path loop
+    stopped = check_boundary(candidate, boundary, budget=budget, environment=environment)
+    assert stopped.outcome.reason_code is not None
+    assert stopped.outcome.reason_code.value == "solver_timeout"
+    assert budget.calls == budget.allowed + 1
+
+
+@pytest.mark.parametrize("face", ["check", "explain", "assess"])
+def test_the_environment_document_is_read_under_the_budget(
+    face: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading 10,000 symlinks took some 0.4 s before any deadline applied."""
+    from prover.environment import document
+
+    validated = 0
+    original = document._Document.model_validate
+
+    def counting(data: object) -> document._Document:
+        nonlocal validated
+        validated += 1
+        return original(data)
+
+    monkeypatch.setattr(document._Document, "model_validate", counting)
+    environment = _environment_document(10_000, 9_999)
+    budget = CountedBudget(allowed=2)
+    if face == "check":
+        result = check_boundary(POLICY, POLICY, budget=budget, environment=environment)
+        assert result.outcome.reason_code is not None
+        assert result.outcome.reason_code.value == "solver_timeout"
+    elif face == "explain":
+        explanation = explain(POLICY, POLICY, budget=budget, environment=environment)
+        assert explanation.result.result == "inconclusive"
+    else:
+        with pytest.raises(BudgetExhausted):
+            assess_proposal(POLICY, PROPOSAL, budget=budget, environment=environment)
+    assert validated == 0  # stopped while reading, before the document was validated
+    # Past the budget, each later stage stops at its first checkpoint (the explanation's
+    # first check reads the unread document again, and stops at once).
+    assert budget.calls <= budget.allowed + (3 if face == "explain" else 1)
+
+
+def test_loading_checks_the_deadline_between_reading_and_building(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At the size limits, normalising 18,000 paths took some 100 ms with no checkpoint
+    after the read's last one: a deadline that passed then was noticed only later."""
+    from prover.policy import fast, loader
+
+    text = _fs_policy([f"/a/r{i}" for i in range(3000)]) + "# loading stages\n"
+    read_calls = 0
+
+    def count(*_: object) -> None:
+        nonlocal read_calls
+        read_calls += 1
+
+    loader.policy_data(text, count)  # the checkpoints of the read alone
+    built = 0
+    original = fast.fast_policy
+
+    def counting_fast(data: object) -> object:
+        nonlocal built
+        built += 1
+        return original(data)
+
+    monkeypatch.setattr(fast, "fast_policy", counting_fast)
+    budget = CountedBudget(allowed=read_calls)  # runs out right after the read
+    with pytest.raises(BudgetExhausted):
+        loader.load_policy_pair(text, text + "# other\n", budget.checkpoint)
+    assert built == 0
+
+
+def test_the_explanations_inside_measure_compares_paths_in_linear_work() -> None:
+    """With 3,000 paths per side an explanation's fix ranking compared every candidate
+    path with every boundary entry for each option (9 million comparisons, some 0.4 s
+    past a 200 ms deadline)."""
+    from prover.explain.measure import inside_units
+    from prover.policy.model import Filesystem, Policy
+
+    count = 600
+    CountingPath.compared = 0
+    paths = tuple(CountingPath(f"/a/r{i}") for i in range(count))
+    policy = Policy(filesystem=Filesystem(False, paths, paths))
+    boundary = Policy(filesystem=Filesystem(False, paths, ()))
+    assert inside_units(policy, boundary, {}) == 2 * count
+    assert CountingPath.compared <= 6 * count  # all pairs: 3 x 600 x 600

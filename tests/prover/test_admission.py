@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from prover.run import runner
-from prover.run.admission import FairSlots, current_client
+from prover.run.admission import FairSlots, ShareBook, current_client
 from prover.run.budget import Budget, BudgetExhausted
 from prover.run.solver_slots import SolverSlots
 
@@ -69,7 +69,7 @@ async def test_one_flooding_client_leaves_admission_to_the_others() -> None:
     client filled all 32 admissions and everybody else waited for their deadline)."""
     release = threading.Event()
     running: list[str] = []
-    runner.set_concurrency_limit(8)  # a share of 2 per client
+    runner.set_concurrency_limit(8)  # a share of 2 per client, 4 while 4 stay free
     answered: list[str] = []
 
     def slow(budget: Budget) -> None:
@@ -88,9 +88,9 @@ async def test_one_flooding_client_leaves_admission_to_the_others() -> None:
             for _ in range(20):
                 tg.start_soon(flood_call)
             with anyio.fail_after(5):
-                while len(running) < 2:
+                while len(running) < 4:
                     await anyio.sleep(0.01)
-            assert runner.admission_slots().held_by("flood") == 2
+            assert runner.admission_slots().held_by("flood") == 4
 
             async def other(name: str) -> None:
                 current_client.set(name)
@@ -101,7 +101,7 @@ async def test_one_flooding_client_leaves_admission_to_the_others() -> None:
                     for name in ("a", "b", "c"):
                         others.start_soon(other, name)
             assert sorted(answered) == ["a", "b", "c"]
-            assert len(running) == 2  # the flood still holds its share, no more
+            assert len(running) == 4  # the flood still holds what it had, no more
             assert not release.is_set()
             release.set()
     finally:
@@ -168,3 +168,19 @@ def test_a_freed_solver_slot_goes_to_the_client_holding_the_fewest() -> None:
         thread.join(5)
     # The flood had its turn: the quiet client goes next, though it queued last.
     assert log == ["flood", "quiet", "flood", "flood"]
+
+
+def test_beyond_its_share_a_client_only_takes_the_spare_above_the_reserve() -> None:
+    book = ShareBook(8, share=2, reserve=4)
+    for _ in range(4):
+        assert book.may_take("flood")
+        book.take("flood")
+    assert not book.may_take("flood")  # a fifth would leave only 3 free
+    for name in ("a", "b"):
+        assert book.may_take(name)  # within their shares: the reserve is theirs
+        book.take(name)
+    assert not book.may_take("flood")
+    strict = ShareBook(8, share=2)
+    strict.take("flood")
+    strict.take("flood")
+    assert not strict.may_take("flood")  # no reserve: the share is a hard cap

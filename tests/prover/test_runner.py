@@ -174,6 +174,41 @@ async def test_while_slow_starts_only_for_a_slow_call_and_stops_when_it_ends(
     assert events == []  # finished before it counted as slow: no task was started
 
     monkeypatch.setattr(runner, "SLOW_AFTER_S", 0.5)
-    with anyio.fail_after(10):
-        assert await runner.run_in_worker(slow, Budget(100), while_slow=while_slow) == "slow"
+    with anyio.fail_after(10), pytest.raises(BudgetExhausted):
+        # Deaf to its budget: answered by the backstop after its deadline.
+        await runner.run_in_worker(slow, Budget(100), while_slow=while_slow)
     assert events == []  # its deadline came before it could count as slow
+
+
+async def test_work_that_misses_its_checkpoints_is_answered_and_keeps_its_slot() -> None:
+    """The backstop: a stage that never reaches a checkpoint (an import, a loop without
+    one) cannot hold the answer past the deadline; it keeps its slot until it stops."""
+    release = threading.Event()
+    stopped_work = threading.Event()
+    slots = runner.admission_slots()
+
+    def deaf(budget: Budget) -> str:
+        release.wait(10)  # never looks at the budget
+        stopped_work.set()
+        return "late"
+
+    with anyio.fail_after(5):
+        while slots.in_use:  # an earlier test's abandoned work
+            await anyio.sleep(0.01)
+    before = runner.abandoned_calls
+    try:
+        budget = Budget(100)
+        with anyio.fail_after(5), pytest.raises(BudgetExhausted) as stopped:
+            await runner.run_in_worker(deaf, budget)
+        assert stopped.value.cancelled is False
+        assert not stopped_work.is_set()  # answered while the work still ran
+        assert budget.cancelled  # told to stop at its next checkpoint
+        assert runner.abandoned_calls == before + 1
+        assert slots.in_use == 1  # its slot is still taken
+        release.set()
+        with anyio.fail_after(5):
+            while slots.in_use:
+                await anyio.sleep(0.01)
+        assert stopped_work.is_set()
+    finally:
+        release.set()
