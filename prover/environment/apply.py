@@ -12,7 +12,7 @@ from weakref import WeakKeyDictionary
 
 from prover.environment.evidence import Evidence
 from prover.environment.identity import contains
-from prover.environment.paths import is_beneath
+from prover.policy.fspath import is_beneath
 from prover.policy.model import Filesystem, Policy
 from prover.results import ProcessCounterexample
 

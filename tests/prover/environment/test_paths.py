@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from prover.environment.collect import collect_rootfs
-from prover.environment.paths import PathResolver, is_beneath
+from prover.environment.paths import PathResolver
+from prover.policy.fspath import is_beneath
 
 NAMES = ("a", "b", "c", "d")
 
