@@ -243,7 +243,6 @@ def test_paths_resolve_without_comparing_every_complete_entry(
     ``symlinks_complete_beneath`` entry."""
     from prover.environment import paths as environment_paths
     from prover.environment.apply import path_covered
-
     from prover.policy.fspath import is_beneath as original
 
     calls = 0
@@ -258,8 +257,11 @@ def test_paths_resolve_without_comparing_every_complete_entry(
     monkeypatch.setattr("prover.environment.apply.is_beneath", counting)
     assert path_covered  # the per-entry comparison that remains: policy against policy
     size = 30
-    candidate = _fs_policy([f"/l/d{i}/link/x" for i in range(size)])
-    boundary = _fs_policy([f"/c/e{i}" for i in range(size)] + ["/l"])
+    # hard_requirement: under best_effort a candidate none of whose paths surely exists
+    # may run without Landlock (prover.runtime), which is not what this counts
+    hard = "landlock: {compatibility: hard_requirement}\n"
+    candidate = _fs_policy([f"/l/d{i}/link/x" for i in range(size)]) + hard
+    boundary = _fs_policy([f"/c/e{i}" for i in range(size)] + ["/l"]) + hard
     result = check_boundary(
         candidate, boundary, environment=_environment_document(10_000, 9_999), timeout_ms=60_000
     )
@@ -270,8 +272,11 @@ def test_paths_resolve_without_comparing_every_complete_entry(
 
 def test_each_path_resolved_with_evidence_reaches_a_checkpoint() -> None:
     size = 200
-    candidate = _fs_policy([f"/l/d{i}/link/x" for i in range(size)])
-    boundary = _fs_policy([f"/c/e{i}" for i in range(size)] + ["/l"])
+    # hard_requirement: under best_effort a candidate none of whose paths surely exists
+    # may run without Landlock (prover.runtime), which is not what this counts
+    hard = "landlock: {compatibility: hard_requirement}\n"
+    candidate = _fs_policy([f"/l/d{i}/link/x" for i in range(size)]) + hard
+    boundary = _fs_policy([f"/c/e{i}" for i in range(size)] + ["/l"]) + hard
     environment = _environment_document(size + 1, size)
     budget = CountedBudget(allowed=10**9)
     check_boundary(candidate, boundary, budget=budget, environment=environment)
