@@ -68,20 +68,9 @@ class Need:
             return FilesystemCounterexample(
                 domain="filesystem", access=action.access, path=action.path
             )
-        return NetworkCounterexample(
-            domain="network",
-            binary=action.binary,
-            ancestor_binary=action.ancestor_binary,
-            binary_identity_required=action.binary_identity_required,
-            host=action.host,
-            destination_ip=str(action.destination_ip),
-            trusted_gateway=action.trusted_gateway,
-            port=action.port,
-            protocol=action.protocol,
-            method=action.method,
-            path=action.path,
-            query_params={k: list(v) for k, v in action.query} or None,
-        )
+        from prover.checks.network_report import network_counterexample
+
+        return network_counterexample(action)
 
 
 # ---------------------------------------------------------------------------------------
