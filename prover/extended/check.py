@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from prover.checks.boundary import check_models, check_network, known_identity
 from prover.extended.hosts import ANY_HOST
 from prover.extended.reading import (
+    CONNECTION_ONLY,
     Opaque,
     Reading,
     may_select,
@@ -490,7 +491,8 @@ def _unfiltered(reading: Reading) -> Policy:
 def bound_envelope(reading: Reading) -> Policy:
     """Everything the policy could allow: its upper bound (which already drops the deny
     rules that may not apply) with every opaque endpoint read as raw access."""
-    opaque = {(o.rule_key, o.endpoint_index) for o in reading.opaque}
+    # (an endpoint granting only its connection allows no bytes of its own)
+    opaque = {(o.rule_key, o.endpoint_index) for o in reading.opaque if o.key != CONNECTION_ONLY}
     rules = []
     for rule in reading.upper.rules:
         endpoints = tuple(
@@ -580,14 +582,22 @@ def _check_opaque(
     decided = {modelled.decided_by or "structural"}
     for key, grants in by_key.items():
         covering = [o for o in bound.opaque if o.key == key and not o.in_conflict]
-        boundary = _as_policy(bound.lower, covering, raw_l4=grants[0].l4_covers)
+        # A bare connection is covered by any boundary endpoint that surely admits it.
+        boundary = _as_policy(
+            bound.lower,
+            covering,
+            raw_l4=grants[0].l4_covers,
+            any_layer=key == CONNECTION_ONLY,
+        )
         candidate = _as_policy(cand.upper, grants, raw_l4=False)
         outcome = check_network(candidate, boundary, budget, evidence)
         if outcome.verdict is Verdict.WITHIN:
             decided.add("opaque")
             continue
-        if outcome.verdict is Verdict.EXCEEDS and isinstance(
-            outcome.counterexample, NetworkCounterexample
+        if (
+            outcome.verdict is Verdict.EXCEEDS
+            and isinstance(outcome.counterexample, NetworkCounterexample)
+            and key != CONNECTION_ONLY  # no counterexample form says "a connection only"
         ):
             from prover.concrete import allows
             from prover.concrete.witness import network_action as counterexample_action
@@ -638,9 +648,12 @@ def _granting(grants: list[Opaque], action: NetworkAction) -> Opaque | None:
     return None
 
 
-def _as_policy(base: Policy, grants: list[Opaque], *, raw_l4: bool) -> Policy:
+def _as_policy(
+    base: Policy, grants: list[Opaque], *, raw_l4: bool, any_layer: bool = False
+) -> Policy:
     """The grants' connections as L4 rules (with ``raw_l4``, also ``base``'s
-    unconditional L4 endpoints), over ``base``'s filesystem and identity."""
+    unconditional L4 endpoints; with ``any_layer``, the connections of all of them),
+    over ``base``'s filesystem and identity."""
     rules: dict[str, list] = defaultdict(list)
     binaries: dict[str, tuple[str, ...]] = {}
     for grant in grants:
@@ -649,8 +662,11 @@ def _as_policy(base: Policy, grants: list[Opaque], *, raw_l4: bool) -> Policy:
     if raw_l4:
         for rule in base.rules:
             for endpoint in rule.endpoints:
-                if endpoint.layer == "l4" and endpoint.role == "full":
-                    rules[rule.key].append(endpoint)
+                if endpoint.role == "full" and (any_layer or endpoint.layer == "l4"):
+                    connection = replace(
+                        endpoint, layer="l4", deny_rules=(), allow_rules=(), access=None
+                    )
+                    rules[rule.key].append(connection)
                     binaries[rule.key] = rule.binaries
     return replace(
         base,

@@ -88,6 +88,10 @@ _CREDENTIAL_FIELDS = (
 _CONNECTION_FIELDS = {"host", "port", "ports", "allowed_ips"}
 
 
+#: The opaque key of an endpoint that grants only the connection itself.
+CONNECTION_ONLY = "connection only"
+
+
 @dataclass(frozen=True, slots=True)
 class Opaque:
     """An endpoint grant the reference model cannot express, checked on its own.
@@ -137,7 +141,9 @@ class Reading:
     def exact(self) -> bool:
         """Both bounds grant the same network access (the filesystem's bounds, which the
         runtime's reading may set apart, are decided by ``prover.extended.check``)."""
-        return self.upper.rules == self.lower.rules and not self.opaque
+        return self.upper.rules == self.lower.rules and all(
+            o.key == CONNECTION_ONLY for o in self.opaque
+        )
 
     def way(self, channel: Channel) -> Reading:
         """The same policy read for one way in only."""
@@ -288,6 +294,21 @@ def _reading(
                 normalize_endpoint(index, section, rule_key, engine=True), host=host, ports=ports
             )
         item.constructs.extend(_inert_rules(section))
+        if (
+            section.access is None
+            and section.rules
+            and all(inert_rule(rule.allow, deny=False) for rule in section.rules)
+        ):
+            # No request passes, but the proxy still dials the destination to answer a
+            # CONNECT (proxy.rs) before any request is refused: the connection is reach.
+            item.opaque.append(
+                _grant(
+                    item,
+                    _l4(index, section, host, ports),
+                    CONNECTION_ONLY,
+                    "REST endpoint whose rules allow no request (the proxy still dials it)",
+                )
+            )
     else:
         key = _fingerprint(section)
         construct = f"protocol {protocol}" if protocol != "rest" else "REST options"

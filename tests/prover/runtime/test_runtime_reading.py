@@ -165,3 +165,22 @@ def test_a_read_only_tmp_spelled_otherwise_still_gets_the_writable_baseline() ->
     assert outcome.verdict is Verdict.EXCEEDS, outcome.reason
     assert outcome.counterexample == FilesystemCounterexample(access="write", path="/tmp")
     assert check_boundary(exact, loose, environment=STANDARD).outcome.verdict is Verdict.WITHIN
+
+
+def test_a_rest_endpoint_that_allows_no_request_still_reaches_its_destination() -> None:
+    # A path-less allow rule matches no request (opa.rs sends path ""), but the proxy
+    # dials the destination to answer the CONNECT (proxy.rs) before any request is
+    # refused: reaching a host the boundary cannot connect to is never a pass.
+    inert = (
+        "version: 1\nnetwork_policies:\n  p:\n    endpoints:\n"
+        "    - {host: '**.example.com', port: 443, protocol: rest, enforcement: enforce,\n"
+        "       rules: [{allow: {method: '*'}}]}\n"
+        "    binaries: [{path: /usr/bin/curl}]\n"
+    )
+    elsewhere = inert.replace("'**.example.com'", "api.other.com")
+    outcome = check_boundary(inert, elsewhere).outcome
+    assert outcome.verdict is Verdict.UNSUPPORTED
+    assert "still dials" in (outcome.reason or "")
+    # the same destinations in the boundary, with any configuration, cover the connection
+    covering = inert.replace("rules: [{allow: {method: '*'}}]", "access: read-only")
+    assert check_boundary(inert, covering).outcome.verdict is Verdict.WITHIN
