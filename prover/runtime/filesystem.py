@@ -170,7 +170,7 @@ def effective_filesystem(
                 f"{missing} does not exist in the image: under hard_requirement the "
                 "sandbox does not start"
             )
-        elif not all(surely(p) or p in FHS_PRESENT for p in user_paths):
+        elif not all(surely(p) for p in user_paths):  # declared where a verdict uses it
             starts = None
     else:
         # try_open_path skips a missing path under best_effort: it grants nothing.

@@ -184,3 +184,18 @@ def test_a_rest_endpoint_that_allows_no_request_still_reaches_its_destination() 
     # the same destinations in the boundary, with any configuration, cover the connection
     covering = inert.replace("rules: [{allow: {method: '*'}}]", "access: read-only")
     assert check_boundary(inert, covering).outcome.verdict is Verdict.WITHIN
+
+
+def test_a_pass_says_it_assumes_a_hard_requirement_boundary_starts() -> None:
+    # try_open_path: a hard_requirement boundary whose /usr the image lacks never starts
+    # (and allows nothing), so a pass assumes it does, and says so.
+    candidate = policy("{read_only: [/usr]}", "hard_requirement")
+    boundary = policy("{read_only: [/usr, /etc]}", "hard_requirement")
+    outcome = check_boundary(candidate, boundary).outcome
+    assert outcome.verdict is Verdict.WITHIN
+    assumed = "runtime: boundary: assumed: every path it lists exists"
+    assert any(r.startswith(assumed) for r in outcome.readings)
+    known = check_boundary(
+        candidate, boundary, environment="version: 1\ngpu: false\npaths_exist: {/usr: true}\n"
+    ).outcome
+    assert not any(r.startswith(assumed) for r in known.readings)
